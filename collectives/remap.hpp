@@ -1,0 +1,98 @@
+// Remap: copy a distributed array into another of the same shape and any
+// distribution (Adlib's Remap).  Sections on either side, different process
+// grids over the same communicator, replicated destinations (every copy is
+// written) and replicated sources (one replica sends) all work.
+//
+//   adlib::Remap<double, 2> to_columns(b, a);   // plan once (collective)
+//   for (int step = 0; step < steps; ++step) {
+//     ...                                       // update a
+//     to_columns.execute(b, a);                 // b = a, many times
+//   }
+//   adlib::remap(b, a);                         // one-shot: plan, execute, drop
+//
+// The constructor plans from the layouts alone (plan_remap: range
+// arithmetic, no messages) and hands the blocks to a BlockMessSchedule; its
+// only communication is one small MPI_Allreduce that makes every rank agree
+// the arguments are valid and identical, so bad input throws adlib::Error on
+// every rank.  Execution takes the arrays, checks that they have the planned
+// layouts (any arrays with those layouts will do) and runs the schedule.
+#pragma once
+
+#include <memory>
+#include <type_traits>
+
+#include "collectives/remap_plan.hpp"
+#include "ranges/dist_array.hpp"
+#include "runtime/comm.hpp"
+#include "runtime/error.hpp"
+#include "schedules/block_mess_schedule.hpp"
+
+namespace adlib {
+
+template <class T, int Rank, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
+class Remap {
+  static_assert(std::is_trivially_copyable<T>::value, "Remap moves elements as bytes");
+
+ public:
+  using array_type = DistArray<T, Rank, MemorySpace>;
+
+  Remap(const array_type& dst, const array_type& src) : Remap(dst.layout(), src.layout()) {}
+
+  Remap(const ArrayLayout& dst, const ArrayLayout& src) : dst_(dst), src_(src) {
+    const Comm& comm = src.group().grid().comm();
+    std::string error = check_remap_layouts(dst, src);
+    if (error.empty() && dst.rank() != Rank)
+      error = "layouts of rank " + std::to_string(dst.rank()) + " for a Remap of rank " +
+              std::to_string(Rank);
+    agree_on_errors(comm, error, dst.fingerprint() * 31 + src.fingerprint(), "Remap");
+    schedule_ = std::make_unique<BlockMessSchedule<MemorySpace>>(comm);
+    const RemapPlan plan = plan_remap(dst, src, comm.rank());
+    for (const auto& b : plan.sends) schedule_->send(b.peer, b.block);
+    for (const auto& b : plan.recvs) schedule_->recv(b.peer, b.block);
+    schedule_->build();
+  }
+
+  // dst is written (Views are handles, hence const&, as in Kokkos::deep_copy).
+  void execute(const array_type& dst, const array_type& src) {
+    start(dst, src);
+    finish();
+  }
+  // start() returns once messages are posted and local copies done;
+  // neither array may be touched before finish().
+  void start(const array_type& dst, const array_type& src) {
+    check_layouts(dst, src);
+    schedule_->start(dst.local_view().data(), dst.local_view().span(), src.local_view().data(),
+                     src.local_view().span());
+  }
+  void finish() { schedule_->finish(); }
+
+  const ArrayLayout& destination_layout() const { return dst_; }
+  const ArrayLayout& source_layout() const { return src_; }
+  const BlockMessSchedule<MemorySpace>& schedule() const { return *schedule_; }
+
+ private:
+  void check_layouts(const array_type& dst, const array_type& src) const {
+    // Local check: passing an array of another layout on every rank gives
+    // the same verdict everywhere without communication.
+    if (dst.layout() != dst_)
+      throw Error("destination has layout " + dst.layout().describe() + " but the schedule was " +
+                      "built for " + dst_.describe(),
+                  dst.process_rank(), "Remap::execute");
+    if (src.layout() != src_)
+      throw Error("source has layout " + src.layout().describe() + " but the schedule was " +
+                      "built for " + src_.describe(),
+                  src.process_rank(), "Remap::execute");
+  }
+
+  ArrayLayout dst_, src_;
+  std::unique_ptr<BlockMessSchedule<MemorySpace>> schedule_;
+};
+
+// One-shot remap: plan, execute once, drop the schedule.
+template <class T, int Rank, class MemorySpace>
+void remap(const DistArray<T, Rank, MemorySpace>& dst, const DistArray<T, Rank, MemorySpace>& src) {
+  Remap<T, Rank, MemorySpace> schedule(dst, src);
+  schedule.execute(dst, src);
+}
+
+}  // namespace adlib

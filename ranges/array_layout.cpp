@@ -1,0 +1,155 @@
+#include "ranges/array_layout.hpp"
+
+#include "runtime/error.hpp"
+
+namespace adlib {
+
+ArrayLayout::ArrayLayout(Group group, std::vector<RangePtr> ranges)
+    : group_(std::move(group)), ranges_(std::move(ranges)) {
+  const char* op = "ArrayLayout";
+  std::vector<bool> used(group_.grid().dimensions(), false);
+  for (size_t d = 0; d < ranges_.size(); ++d) {
+    if (!ranges_[d]) throw Error("range " + std::to_string(d) + " is null", -1, op);
+    const auto& dim = ranges_[d]->dimension();
+    if (!dim) continue;
+    if (dim->grid() != group_.grid())
+      throw Error("range " + std::to_string(d) + " is distributed over " +
+                      dim->grid().describe() + ", not over the group's " +
+                      group_.grid().describe(),
+                  -1, op);
+    if (!group_.is_free(dim->axis()))
+      throw Error("range " + std::to_string(d) + " is distributed over axis " +
+                      std::to_string(dim->axis()) + ", which the group restricts",
+                  -1, op);
+    if (used[dim->axis()])
+      throw Error("two ranges are distributed over axis " + std::to_string(dim->axis()), -1, op);
+    used[dim->axis()] = true;
+  }
+  for (const auto& r : ranges_) section_.push_back(Triplet::all(r->extent()));
+}
+
+ArrayLayout ArrayLayout::section(const std::vector<Triplet>& triplets) const {
+  if (triplets.size() != ranges_.size())
+    throw Error(std::to_string(triplets.size()) + " triplets for an array of rank " +
+                    std::to_string(rank()),
+                -1, "section");
+  ArrayLayout out = *this;
+  for (size_t d = 0; d < triplets.size(); ++d) {
+    const Triplet& t = triplets[d];
+    const Triplet& base = section_[d];
+    if (t.stride == 0) throw Error("zero stride in dimension " + std::to_string(d), -1, "section");
+    const Index n = t.count();
+    if (n > 0 && (t.lo < 0 || t.lo >= base.count() || t.last() < 0 || t.last() >= base.count()))
+      throw Error("triplet " + t.to_string() + " is out of bounds 0.." +
+                      std::to_string(base.count() - 1) + " in dimension " + std::to_string(d),
+                  -1, "section");
+    out.section_[d] =
+        n == 0 ? Triplet::empty()
+               : Triplet{base.at(t.lo), base.at(t.lo) + (n - 1) * t.stride * base.stride,
+                         t.stride * base.stride};
+  }
+  return out;
+}
+
+bool ArrayLayout::is_section() const {
+  for (size_t d = 0; d < ranges_.size(); ++d)
+    if (section_[d] != Triplet::all(ranges_[d]->extent())) return true;
+  return false;
+}
+
+std::vector<Index> ArrayLayout::shape() const {
+  std::vector<Index> s;
+  for (const auto& t : section_) s.push_back(t.count());
+  return s;
+}
+
+Index ArrayLayout::size() const {
+  Index n = 1;
+  for (const auto& t : section_) n *= t.count();
+  return n;
+}
+
+int ArrayLayout::coordinate(int rank, int d) const {
+  const auto& dim = ranges_.at(d)->dimension();
+  return dim ? group_.grid().coordinate(rank, dim->axis()) : 0;
+}
+
+std::vector<Index> ArrayLayout::local_extents(int rank) const {
+  std::vector<Index> e(ranges_.size(), 0);
+  if (!holds_data(rank)) return e;
+  for (size_t d = 0; d < ranges_.size(); ++d)
+    e[d] = ranges_[d]->local_allocation(coordinate(rank, static_cast<int>(d)));
+  return e;
+}
+
+std::vector<Index> ArrayLayout::local_strides(int rank) const {
+  const auto e = local_extents(rank);
+  std::vector<Index> s(e.size(), 1);
+  for (size_t d = e.size(); d-- > 1;) s[d - 1] = s[d] * e[d];
+  return s;
+}
+
+std::vector<int> ArrayLayout::replicated_axes() const {
+  std::vector<bool> used(group_.grid().dimensions(), false);
+  for (const auto& r : ranges_)
+    if (r->dimension()) used[r->dimension()->axis()] = true;
+  std::vector<int> axes;
+  for (int a = 0; a < group_.grid().dimensions(); ++a)
+    if (!used[a] && group_.is_free(a)) axes.push_back(a);
+  return axes;
+}
+
+std::vector<int> ArrayLayout::ranks_holding(const std::vector<int>& coords) const {
+  const ProcessGrid& grid = group_.grid();
+  std::vector<int> base(grid.dimensions(), 0);
+  for (int a = 0; a < grid.dimensions(); ++a)
+    if (!group_.is_free(a)) base[a] = group_.fixed()[a];
+  for (size_t d = 0; d < ranges_.size(); ++d)
+    if (ranges_[d]->dimension()) base[ranges_[d]->dimension()->axis()] = coords[d];
+  const std::vector<int> axes = replicated_axes();
+  std::vector<int> ranks;
+  // Odometer over the replicated axes, in C order.
+  std::vector<int> c = base;
+  while (true) {
+    ranks.push_back(grid.rank_of(c));
+    int k = static_cast<int>(axes.size()) - 1;
+    for (; k >= 0; --k) {
+      if (++c[axes[k]] < grid.extent(axes[k])) break;
+      c[axes[k]] = 0;
+    }
+    if (k < 0) break;
+  }
+  return ranks;
+}
+
+bool ArrayLayout::operator==(const ArrayLayout& o) const {
+  if (group_ != o.group_ || ranges_.size() != o.ranges_.size()) return false;
+  for (size_t d = 0; d < ranges_.size(); ++d)
+    if (!(ranges_[d] == o.ranges_[d] || ranges_[d]->same_distribution(*o.ranges_[d])) ||
+        section_[d] != o.section_[d])
+      return false;
+  return true;
+}
+
+std::string ArrayLayout::describe() const {
+  std::string s = "array on " + group_.describe() + " [";
+  for (size_t d = 0; d < ranges_.size(); ++d) {
+    s += (d ? "; " : "") + ranges_[d]->describe();
+    if (section_[d] != Triplet::all(ranges_[d]->extent()))
+      s += " section " + section_[d].to_string();
+  }
+  return s + "]";
+}
+
+std::uint64_t fingerprint_of(const std::string& text) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::uint64_t ArrayLayout::fingerprint() const { return fingerprint_of(describe()); }
+
+}  // namespace adlib

@@ -1,0 +1,77 @@
+// ArrayLayout: everything about a distributed array except its data and its
+// element type: the group it lives on, one Range per dimension, and the
+// section of those ranges it covers (the whole range unless it is a section).
+//
+// Planning code (Remap and the other collectives) works on layouts, not on
+// arrays, so a schedule can be planned for simulated process counts without
+// allocating anything, and one schedule serves every array of its layouts.
+//
+// Local memory of a process is a C-order array of local_extents(rank)
+// (allocation sizes with ghosts), and local position p along dimension d is
+// at offset p * local_strides(rank)[d].
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ranges/process_grid.hpp"
+#include "ranges/range.hpp"
+
+namespace adlib {
+
+using RangePtr = std::shared_ptr<const Range>;
+
+class ArrayLayout {
+ public:
+  // Validates: each distributed range's dimension is a free axis of the
+  // group's grid, no two ranges share an axis.  Throws adlib::Error.
+  ArrayLayout(Group group, std::vector<RangePtr> ranges);
+
+  // A section: triplets of positions of *this* layout's index space (so
+  // sections of sections compose).  Bounds are checked.
+  ArrayLayout section(const std::vector<Triplet>& triplets) const;
+
+  int rank() const { return static_cast<int>(ranges_.size()); }
+  const Group& group() const { return group_; }
+  const Range& range(int d) const { return *ranges_.at(d); }
+  const RangePtr& range_ptr(int d) const { return ranges_.at(d); }
+  // Global indices of range(d) that this layout covers.
+  const Triplet& section_triplet(int d) const { return section_.at(d); }
+  bool is_section() const;
+  Index extent(int d) const { return section_.at(d).count(); }
+  std::vector<Index> shape() const;
+  Index size() const;  // number of elements
+
+  // Does process `rank` (of the grid's communicator) hold a copy of the data?
+  bool holds_data(int rank) const { return group_.contains(rank); }
+  // Its coordinate along range(d)'s dimension (0 for collapsed ranges).
+  int coordinate(int rank, int d) const;
+  // Allocation per dimension, ghosts included (all 0 outside the group).
+  std::vector<Index> local_extents(int rank) const;
+  std::vector<Index> local_strides(int rank) const;  // C order of local_extents
+
+  // Grid axes that no range uses and the group leaves free: the array is
+  // replicated over them.
+  std::vector<int> replicated_axes() const;
+  // Every rank holding the elements whose owners along each dimension are
+  // coords[d] (all replicas).
+  std::vector<int> ranks_holding(const std::vector<int>& coords) const;
+
+  // Exactly the same layout: group, ranges (same distribution) and section.
+  bool operator==(const ArrayLayout& o) const;
+  bool operator!=(const ArrayLayout& o) const { return !(*this == o); }
+  std::string describe() const;
+  std::uint64_t fingerprint() const;  // of describe(): for cross-rank agreement
+
+ private:
+  Group group_;
+  std::vector<RangePtr> ranges_;
+  std::vector<Triplet> section_;
+};
+
+// FNV-1a, the hash behind fingerprints.
+std::uint64_t fingerprint_of(const std::string& text);
+
+}  // namespace adlib

@@ -1,0 +1,148 @@
+#include "ranges/block_cyclic_range.hpp"
+
+#include <algorithm>
+
+#include "ranges/index_math.hpp"
+#include "runtime/error.hpp"
+
+namespace adlib {
+
+using namespace index_math;
+
+BlockCyclicRange::BlockCyclicRange(Index extent, const Dimension& dimension, Index block)
+    : Range(extent, dimension), block_(block) {
+  if (block < 1)
+    throw Error("block size " + std::to_string(block) + " must be at least 1", -1,
+                "BlockCyclicRange");
+}
+
+Index BlockCyclicRange::local_count(int coord) const {
+  check_coord(coord, "local_count");
+  const Index cycle = block_ * process_count();
+  const Index full = extent() / cycle, rest = extent() % cycle;
+  return full * block_ + std::clamp<Index>(rest - coord * block_, 0, block_);
+}
+
+Index BlockCyclicRange::local_position(Index global) const {
+  const Index tile = global / block_;
+  return (tile / process_count()) * block_ + global % block_;
+}
+
+Owner BlockCyclicRange::owner(Index global) const {
+  check_global(global, "owner");
+  return Owner{static_cast<int>((global / block_) % process_count()), local_position(global)};
+}
+
+Index BlockCyclicRange::global_index(int coord, Index local) const {
+  check_coord(coord, "global_index");
+  const Index g = ((local / block_) * process_count() + coord) * block_ + local % block_;
+  if (local < 0 || g >= extent())
+    throw Error("local position " + std::to_string(local) + " is not an owned element of " +
+                    describe() + " at coordinate " + std::to_string(coord),
+                -1, "Range::global_index");
+  return g;
+}
+
+bool BlockCyclicRange::per_phase(const Triplet& section) const {
+  // Phase runs per coordinate: about block / gcd(stride, cycle).  Tiles per
+  // coordinate: the section's span in cycles.  Both depend on the section
+  // alone, so every process makes the same choice.
+  const Index cycle = block_ * process_count();
+  const Index n = section.count();
+  const Index g = gcd(section.stride, cycle);
+  const Index phases = ceil_div(block_, g);
+  const Index s = section.stride < 0 ? -section.stride : section.stride;
+  const Index tiles = (n > 0 ? (n - 1) * s / cycle : 0) + 2;
+  return phases <= tiles;
+}
+
+void BlockCyclicRange::owned_blocks(int coord, const Triplet& section, Index first, Index last,
+                                    std::vector<Block>& out) const {
+  first = std::max<Index>(first, 0);
+  last = std::min<Index>(last, section.count() - 1);
+  if (first > last) return;
+  if (process_count() == 1) {
+    // One process: local position == global index, a single run.
+    const Index g = section.at(first);
+    out.push_back(Block{last - first + 1, g, section.stride, g, section.stride});
+    return;
+  }
+  if (per_phase(section))
+    phase_blocks(coord, section, first, last, out);
+  else
+    tile_blocks(coord, section, first, last, out);
+}
+
+void BlockCyclicRange::phase_blocks(int coord, const Triplet& section, Index first, Index last,
+                                    std::vector<Block>& out) const {
+  const Index cycle = block_ * process_count();
+  const Index s = section.stride;
+  const Index g = gcd(s, cycle);
+  const Index period = cycle / g;  // positions after which the phase repeats
+  const Index inverse = inverse_mod(floor_div(s, g), period);
+  const Index global_step = period * s;  // a multiple of the cycle
+  const Index local_step = (global_step / cycle) * block_;
+  const auto before = out.size();
+  // Residues (global index mod cycle) that belong to `coord` and that the
+  // section can reach (congruent to lo modulo g).
+  Index residue = coord * block_ + floor_mod(section.lo - coord * block_, g);
+  for (; residue < (coord + 1) * block_; residue += g) {
+    const Index d = floor_mod(residue - section.lo, cycle) / g;
+    const Index k0 = mul_mod(d, inverse, period);  // first position in this phase
+    const Index k = k0 + std::max<Index>(0, ceil_div(first - k0, period)) * period;
+    if (k > last) continue;
+    const Index count = (last - k) / period + 1;
+    const Index global = section.at(k);
+    out.push_back(Block{count, global, global_step, local_position(global), local_step});
+  }
+  std::sort(out.begin() + before, out.end(), [&](const Block& a, const Block& b) {
+    return (a.global_base - section.lo) / s < (b.global_base - section.lo) / s;
+  });
+}
+
+void BlockCyclicRange::tile_blocks(int coord, const Triplet& section, Index first, Index last,
+                                   std::vector<Block>& out) const {
+  const Index P = process_count();
+  const Index s = section.stride;
+  const Index g_first = section.at(first), g_last = section.at(last);
+  const Index low = std::min(g_first, g_last), high = std::max(g_first, g_last);
+  Index t_low = low / block_, t_high = high / block_;
+  // Tiles of this coordinate: t == coord (mod P).
+  t_low += floor_mod(coord - t_low, P);
+  t_high -= floor_mod(t_high - coord, P);
+  auto emit = [&](Index tile) {
+    auto [k_first, k_last] = positions_in(section, tile * block_, (tile + 1) * block_);
+    k_first = std::max(k_first, first);
+    k_last = std::min(k_last, last);
+    if (k_first > k_last) return;
+    const Index global = section.at(k_first);
+    out.push_back(Block{k_last - k_first + 1, global, s, local_position(global), s});
+  };
+  // Increasing position: ascending tiles for s > 0, descending otherwise.
+  if (s > 0)
+    for (Index t = t_low; t <= t_high; t += P) emit(t);
+  else
+    for (Index t = t_high; t >= t_low; t -= P) emit(t);
+}
+
+void BlockCyclicRange::owners(const Triplet& indices, std::vector<int>& coords) const {
+  const Index n = indices.count();
+  if (n == 0) return;
+  const auto before = coords.size();
+  if (n < process_count()) {
+    for (Index k = 0; k < n; ++k)
+      coords.push_back(static_cast<int>((indices.at(k) / block_) % process_count()));
+    std::sort(coords.begin() + before, coords.end());
+    coords.erase(std::unique(coords.begin() + before, coords.end()), coords.end());
+  } else {
+    for (int c = 0; c < process_count(); ++c) coords.push_back(c);
+  }
+}
+
+std::string BlockCyclicRange::describe() const {
+  return "block-cyclic(b=" + std::to_string(block_) + ", " + describe_common() + ")";
+}
+
+std::string CyclicRange::describe() const { return "cyclic(" + describe_common() + ")"; }
+
+}  // namespace adlib

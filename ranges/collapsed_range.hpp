@@ -1,0 +1,20 @@
+// CollapsedRange: an undistributed dimension.  Every process of the array
+// holds all N elements (possibly with ghosts, e.g. a periodic wrap).
+//
+//   auto columns = std::make_shared<adlib::CollapsedRange>(n);
+#pragma once
+
+#include "ranges/interval_range.hpp"
+
+namespace adlib {
+
+class CollapsedRange : public IntervalRange {
+ public:
+  explicit CollapsedRange(Index extent, const Ghosts& ghosts = {})
+      : IntervalRange(extent, std::nullopt, ghosts) {}
+  Index block_start(int coord) const override { return coord == 0 ? 0 : extent(); }
+  int coord_of(Index) const override { return 0; }
+  std::string describe() const override { return "collapsed(" + describe_common() + ")"; }
+};
+
+}  // namespace adlib

@@ -1,0 +1,147 @@
+// DistArray<T, Rank, MemorySpace>: a distributed array = a layout plus the
+// local block of this process, a C-order Kokkos View in MemorySpace whose
+// extents are the local allocation (ghost cells included).
+//
+//   adlib::ProcessGrid grid(comm, {2, 2});
+//   auto rows = std::make_shared<adlib::BlockRange>(100, grid.dim(0));
+//   auto cols = std::make_shared<adlib::CyclicRange>(60, grid.dim(1));
+//   adlib::DistArray<double, 2> a(grid, {rows, cols});
+//   a.fill([](auto g) { return double(g[0] * 60 + g[1]); });  // from global indices
+//   auto v = a.local_view();     // "think globally, act locally"
+//   auto s = a.section({adlib::Triplet{0, 99, 2}, adlib::Triplet{59, 0, -1}});  // shares memory
+//
+// Processes outside the array's group hold an empty View.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+#include <array>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ranges/array_layout.hpp"
+#include "runtime/error.hpp"
+
+namespace adlib {
+
+namespace detail {
+template <class T, int Rank>
+struct add_pointers {
+  using type = typename add_pointers<T*, Rank - 1>::type;
+};
+template <class T>
+struct add_pointers<T, 0> {
+  using type = T;
+};
+}  // namespace detail
+
+template <class T, int Rank, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
+class DistArray {
+  static_assert(Rank >= 1 && Rank <= 8, "DistArray rank must be 1..8 (Kokkos View ranks)");
+
+ public:
+  using value_type = T;
+  using memory_space = MemorySpace;
+  using view_type =
+      Kokkos::View<typename detail::add_pointers<T, Rank>::type, Kokkos::LayoutRight, MemorySpace>;
+  using Position = std::array<Index, Rank>;
+
+  DistArray(const Group& group, const std::array<RangePtr, Rank>& ranges,
+            const std::string& label = "adlib::DistArray")
+      : DistArray(ArrayLayout(group, std::vector<RangePtr>(ranges.begin(), ranges.end())), label) {}
+
+  DistArray(const ArrayLayout& layout, const std::string& label = "adlib::DistArray")
+      : layout_(layout) {
+    if (layout_.rank() != Rank)
+      throw Error("layout of rank " + std::to_string(layout_.rank()) + " for a DistArray of rank " +
+                      std::to_string(Rank),
+                  -1, "DistArray");
+    if (layout_.is_section())
+      throw Error("allocate the whole array, then take a section of it", -1, "DistArray");
+    rank_ = layout_.group().grid().comm().rank();
+    view_ = allocate(label, layout_.local_extents(rank_), std::make_index_sequence<Rank>{});
+  }
+
+  const ArrayLayout& layout() const { return layout_; }
+  const Comm& comm() const { return layout_.group().grid().comm(); }
+  int process_rank() const { return rank_; }
+  bool holds_data() const { return layout_.holds_data(rank_); }
+  Index extent(int d) const { return layout_.extent(d); }
+  // The whole local allocation, ghost cells included.
+  const view_type& local_view() const { return view_; }
+
+  // A section sharing this array's memory.  Triplets are positions of this
+  // array's index space (0 .. extent(d)-1), negative strides allowed.
+  DistArray section(const std::array<Triplet, Rank>& triplets) const {
+    DistArray s = *this;
+    s.layout_ = layout_.section(std::vector<Triplet>(triplets.begin(), triplets.end()));
+    return s;
+  }
+
+  // Calls f(position, value&) for every element this process holds, where
+  // position is the element's index in this array (section) index space.
+  // Host-accessible memory only; see fill() for any memory space.
+  template <class F>
+  void for_each_local(F&& f) const {
+    if (!holds_data()) return;
+    std::array<std::vector<std::pair<Index, Index>>, Rank> axes;  // (position, local offset)
+    std::vector<Block> blocks;
+    for (int d = 0; d < Rank; ++d) {
+      const Triplet& t = layout_.section_triplet(d);
+      blocks.clear();
+      layout_.range(d).owned_blocks(layout_.coordinate(rank_, d), t, blocks);
+      for (const Block& b : blocks)
+        for (Index i = 0; i < b.count; ++i)
+          axes[d].emplace_back((b.global_base + i * b.global_step - t.lo) / t.stride,
+                               (b.local_base + i * b.local_step) * Index(view_.stride(d)));
+      if (axes[d].empty()) return;
+    }
+    std::array<size_t, Rank> at{};
+    T* data = view_.data();
+    while (true) {
+      Position p;
+      Index offset = 0;
+      for (int d = 0; d < Rank; ++d) {
+        p[d] = axes[d][at[d]].first;
+        offset += axes[d][at[d]].second;
+      }
+      f(p, data[offset]);
+      int d = Rank - 1;
+      for (; d >= 0; --d) {
+        if (++at[d] < axes[d].size()) break;
+        at[d] = 0;
+      }
+      if (d < 0) break;
+    }
+  }
+
+  // Sets every element this process holds to value(position); ghosts and
+  // elements outside a section are left alone.  Works for any memory space
+  // (through a host mirror).
+  template <class F>
+  void fill(F&& value) {
+    auto host = Kokkos::create_mirror_view(view_);
+    Kokkos::deep_copy(host, view_);
+    DistArray<T, Rank, typename decltype(host)::memory_space> mirror(*this, host);
+    mirror.for_each_local([&](const Position& p, T& v) { v = value(p); });
+    Kokkos::deep_copy(view_, host);
+  }
+
+  // Same layout, another View (used for host mirrors).
+  template <class OtherSpace, class OtherView>
+  DistArray(const DistArray<T, Rank, OtherSpace>& like, const OtherView& view)
+      : layout_(like.layout()), rank_(like.process_rank()), view_(view) {}
+
+ private:
+  template <size_t... I>
+  static view_type allocate(const std::string& label, const std::vector<Index>& e,
+                            std::index_sequence<I...>) {
+    return view_type(label, static_cast<size_t>(e[I])...);
+  }
+
+  ArrayLayout layout_;
+  int rank_ = 0;
+  view_type view_;
+};
+
+}  // namespace adlib

@@ -1,0 +1,29 @@
+// IntervalRange: the common base of every range in which a process owns one
+// contiguous interval of global indices (block, irregular block, collapsed),
+// optionally with ghost cells around it.  A subclass only says where each
+// interval starts and who owns an index; the inquiries follow.
+#pragma once
+
+#include "ranges/range.hpp"
+
+namespace adlib {
+
+class IntervalRange : public Range {
+ public:
+  Index local_count(int coord) const override;
+  void owned_blocks(int coord, const Triplet& section, Index first, Index last,
+                    std::vector<Block>& out) const override;
+  void owners(const Triplet& indices, std::vector<int>& coords) const override;
+  Owner owner(Index global) const override;
+  Index global_index(int coord, Index local) const override;
+
+  // First global index of `coord`'s interval; block_start(process_count()) == extent().
+  virtual Index block_start(int coord) const = 0;
+  // The coordinate whose interval holds `global` (0 <= global < extent()).
+  virtual int coord_of(Index global) const = 0;
+
+ protected:
+  IntervalRange(Index extent, std::optional<Dimension> dimension, const Ghosts& ghosts);
+};
+
+}  // namespace adlib

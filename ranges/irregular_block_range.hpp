@@ -1,0 +1,27 @@
+// IrregularBlockRange: blocks of explicit sizes, one per process (zeros
+// allowed); the extent is their sum.  Holds O(P) starts: explicit sizes
+// cannot be described in less.
+//
+//   auto r = std::make_shared<adlib::IrregularBlockRange>(std::vector<adlib::Index>{5, 0, 7},
+//                                                         grid.dim(0));
+#pragma once
+
+#include <vector>
+
+#include "ranges/interval_range.hpp"
+
+namespace adlib {
+
+class IrregularBlockRange : public IntervalRange {
+ public:
+  IrregularBlockRange(const std::vector<Index>& sizes, const Dimension& dimension,
+                      const Ghosts& ghosts = {});
+  Index block_start(int coord) const override { return starts_[coord]; }
+  int coord_of(Index global) const override;
+  std::string describe() const override;
+
+ private:
+  std::vector<Index> starts_;  // P + 1 entries
+};
+
+}  // namespace adlib

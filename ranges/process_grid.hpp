@@ -1,0 +1,108 @@
+// ProcessGrid, Dimension and Group: where an array lives (Adlib's Procs).
+//
+//   adlib::ProcessGrid grid(comm, {2, 2});          // 2 x 2, ranks in C order
+//   adlib::Dimension rows = grid.dim(0);            // one axis, for a Range
+//   adlib::Group row0 = adlib::Group(grid).restrict(0, 0);   // first grid row
+//
+// A grid of shape (p_0, ..., p_{n-1}) maps coordinates to ranks of its
+// communicator in C order (as in the DAP); ranks beyond the product are
+// outside the grid and hold nothing.  A grid made without a communicator
+// describes the same mapping for planning in one process (simulated process
+// counts).  A Group is a grid with some dimensions fixed to one coordinate;
+// an array over a group is replicated over every free dimension that none of
+// its ranges is distributed over.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/comm.hpp"
+
+namespace adlib {
+
+class Dimension;
+
+class ProcessGrid {
+ public:
+  // Over a communicator; the product of `shape` may be smaller than its size.
+  ProcessGrid(const Comm& comm, std::vector<int> shape);
+  // Without MPI: only for planning (simulated ranks 0 .. product-1).
+  explicit ProcessGrid(std::vector<int> shape);
+  // All ranks of `comm` in `dimensions` axes, shape chosen by MPI_Dims_create.
+  static ProcessGrid balanced(const Comm& comm, int dimensions);
+
+  int dimensions() const { return static_cast<int>(state_->shape.size()); }
+  int extent(int axis) const { return state_->shape.at(axis); }
+  const std::vector<int>& shape() const { return state_->shape; }
+  int size() const { return state_->size; }  // number of grid processes
+  Dimension dim(int axis) const;
+
+  bool contains(int rank) const { return rank >= 0 && rank < state_->size; }
+  // Coordinates of `rank` (which must be inside the grid).
+  std::vector<int> coordinates(int rank) const;
+  int coordinate(int rank, int axis) const;
+  int rank_of(const std::vector<int>& coordinates) const;
+
+  bool has_comm() const { return state_->comm.has_value(); }
+  const Comm& comm() const;  // throws if made without one
+
+  bool operator==(const ProcessGrid& o) const {
+    return state_ == o.state_ || (state_->shape == o.state_->shape && state_->comm == o.state_->comm);
+  }
+  bool operator!=(const ProcessGrid& o) const { return !(*this == o); }
+  std::string describe() const;
+
+  struct State {
+    std::vector<int> shape;
+    std::vector<int> suffix;  // rank strides of each axis
+    int size = 1;
+    std::optional<Comm> comm;
+  };
+  const std::shared_ptr<const State>& state() const { return state_; }
+
+ private:
+  explicit ProcessGrid(std::shared_ptr<const State> s) : state_(std::move(s)) {}
+  friend class Dimension;
+  std::shared_ptr<const State> state_;
+};
+
+// One axis of a process grid: what a distributed Range is distributed over.
+class Dimension {
+ public:
+  Dimension(const ProcessGrid& grid, int axis);
+  int size() const { return grid_.extent(axis_); }
+  int axis() const { return axis_; }
+  const ProcessGrid& grid() const { return grid_; }
+  bool operator==(const Dimension& o) const { return axis_ == o.axis_ && grid_ == o.grid_; }
+  bool operator!=(const Dimension& o) const { return !(*this == o); }
+
+ private:
+  ProcessGrid grid_;
+  int axis_;
+};
+
+class Group {
+ public:
+  Group(const ProcessGrid& grid);  // NOLINT: every grid is the group of all its processes
+  // The same group with dimension `axis` fixed to `coordinate`.
+  Group restrict(int axis, int coordinate) const;
+
+  const ProcessGrid& grid() const { return grid_; }
+  // -1 where free, the coordinate where restricted.
+  const std::vector<int>& fixed() const { return fixed_; }
+  bool is_free(int axis) const { return fixed_.at(axis) < 0; }
+  bool contains(int rank) const;
+  int size() const;  // processes in the group
+
+  bool operator==(const Group& o) const { return grid_ == o.grid_ && fixed_ == o.fixed_; }
+  bool operator!=(const Group& o) const { return !(*this == o); }
+  std::string describe() const;
+
+ private:
+  ProcessGrid grid_;
+  std::vector<int> fixed_;
+};
+
+}  // namespace adlib

@@ -1,0 +1,63 @@
+// Triplet and Block: the small value types of the Range inquiries.
+//
+// A Triplet is a strided interval of global indices, Fortran style: lo, hi
+// inclusive, stride != 0 (negative strides run downwards).  It describes an
+// array section along one dimension; position k of the section is global
+// index lo + k * stride.
+//
+// A Block is what a Range answers about one process: `count` global indices
+// global_base + i * global_step held at local positions local_base + i *
+// local_step (i = 0 .. count-1).  Local positions count from the start of the
+// local allocation, ghost cells included.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace adlib {
+
+using Index = std::int64_t;
+
+struct Triplet {
+  Index lo = 0;
+  Index hi = -1;
+  Index stride = 1;
+
+  static Triplet all(Index extent) { return Triplet{0, extent - 1, 1}; }
+  static Triplet empty() { return Triplet{0, -1, 1}; }
+
+  Index count() const {
+    if (stride > 0) return hi < lo ? 0 : (hi - lo) / stride + 1;
+    return lo < hi ? 0 : (lo - hi) / (-stride) + 1;
+  }
+  Index at(Index position) const { return lo + position * stride; }
+  Index last() const { return lo + (count() - 1) * stride; }
+  // The sub-triplet of positions first, first+step, ..., count of them.
+  Triplet positions(Index first, Index step, Index n) const {
+    return Triplet{at(first), at(first) + (n - 1) * step * stride, step * stride};
+  }
+  bool operator==(const Triplet& o) const {
+    const Index n = count();
+    return n == o.count() && (n == 0 || (lo == o.lo && (n == 1 || stride == o.stride)));
+  }
+  bool operator!=(const Triplet& o) const { return !(*this == o); }
+  std::string to_string() const {
+    return std::to_string(lo) + ":" + std::to_string(hi) + ":" + std::to_string(stride);
+  }
+};
+
+struct Block {
+  Index count = 0;
+  Index global_base = 0;
+  Index global_step = 1;
+  Index local_base = 0;
+  Index local_step = 1;
+};
+
+// Where a global index lives.
+struct Owner {
+  int coord = 0;    // process coordinate along the range's dimension
+  Index local = 0;  // local position, ghost offset included
+};
+
+}  // namespace adlib

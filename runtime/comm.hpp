@@ -1,0 +1,75 @@
+// adlib::Comm: the library's own duplicate of a user communicator.
+//
+// Why a duplicate: the library's messages must never match the application's.
+// Why only one: MPI_Comm_dup is collective and communicators are a scarce
+// resource, so every schedule over the same user communicator shares a single
+// duplicate (cached on the user communicator as an MPI attribute, the way
+// PETSc keeps its inner communicator).  The duplicate carries a TagAllocator,
+// so concurrently live schedules get distinct tags.
+//
+//   adlib::Comm comm(MPI_COMM_WORLD);        // collective the first time only
+//   adlib::TagLease tag = comm.lease_tag();  // held by a schedule for its life
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "runtime/tag_allocator.hpp"
+
+namespace adlib {
+
+class Comm;
+
+// A tag held for as long as this object lives; movable, not copyable.
+class TagLease {
+ public:
+  TagLease() = default;
+  TagLease(TagLease&& other) noexcept;
+  TagLease& operator=(TagLease&& other) noexcept;
+  TagLease(const TagLease&) = delete;
+  TagLease& operator=(const TagLease&) = delete;
+  ~TagLease();
+
+  int tag() const { return tag_; }
+
+ private:
+  friend class Comm;
+  struct State;
+  TagLease(std::shared_ptr<State> state, int tag) : state_(std::move(state)), tag_(tag) {}
+  std::shared_ptr<State> state_;
+  int tag_ = -1;
+};
+
+class Comm {
+ public:
+  // The library duplicate of `user` (created collectively on first use).
+  explicit Comm(MPI_Comm user = MPI_COMM_WORLD);
+
+  MPI_Comm get() const;  // the duplicate: use it for every library message
+  int rank() const;
+  int size() const;
+  TagLease lease_tag() const;
+  int live_tags() const;
+
+  // True when both wrap the same user communicator (hence the same duplicate).
+  bool operator==(const Comm& other) const { return state_ == other.state_; }
+  bool operator!=(const Comm& other) const { return !(*this == other); }
+
+  struct State;
+
+ private:
+  std::shared_ptr<State> state_;
+};
+
+// Agreement on argument checks.  Every rank passes its local verdict (an empty
+// string when its arguments are fine) and a fingerprint of the arguments that
+// must be identical on every rank.  If any rank found an error, or the
+// fingerprints differ, every rank throws the same adlib::Error (the message of
+// the lowest failing rank).  One MPI_Allreduce when all is well.
+void agree_on_errors(const Comm& comm, const std::string& local_error, std::uint64_t fingerprint,
+                     const char* operation);
+
+}  // namespace adlib

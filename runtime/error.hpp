@@ -1,0 +1,50 @@
+// adlib::Error: the one exception type of the library.
+//
+// Why one type: users of a communication library want to know *what* went wrong,
+// *where* (which rank, which operation) and to be sure that every rank of the
+// collective saw the same verdict.  Argument checks therefore run before any
+// message is posted and are agreed over the communicator (see agree_on_errors),
+// so a bad call throws on every rank instead of deadlocking some of them.
+#pragma once
+
+#include <mpi.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace adlib {
+
+class Error : public std::runtime_error {
+ public:
+  Error(const std::string& message, int rank, std::string operation)
+      : std::runtime_error("adlib: " + operation + ": " + message +
+                           (rank >= 0 ? " [rank " + std::to_string(rank) + "]" : "")),
+        message_(message),
+        rank_(rank),
+        operation_(std::move(operation)) {}
+
+  // The message without the operation and rank decoration.
+  const std::string& message() const noexcept { return message_; }
+  // Rank in the library communicator that detected the error (-1: not known).
+  int rank() const noexcept { return rank_; }
+  // Name of the library operation that failed, e.g. "Remap".
+  const std::string& operation() const noexcept { return operation_; }
+
+ private:
+  std::string message_;
+  int rank_;
+  std::string operation_;
+};
+
+// Rank in MPI_COMM_WORLD, or -1 when MPI is not (or no longer) initialised.
+// Used only to decorate messages, so it must work without MPI (planning code
+// runs in one process for simulated process counts).
+int world_rank_or_unknown() noexcept;
+
+// Throws adlib::Error when an MPI call returned anything but MPI_SUCCESS.
+void check_mpi(int code, const char* call, const char* operation);
+
+}  // namespace adlib
+
+// Wraps an MPI call: ADLIB_MPI(MPI_Isend(...), "BlockMessSchedule").
+#define ADLIB_MPI(call, operation) ::adlib::check_mpi((call), #call, operation)

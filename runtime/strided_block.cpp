@@ -1,0 +1,109 @@
+#include "runtime/strided_block.hpp"
+
+#include "runtime/error.hpp"
+
+namespace adlib {
+
+StridedBlock StridedBlock::make(std::int64_t offset, std::initializer_list<std::int64_t> extents,
+                                std::initializer_list<std::int64_t> strides) {
+  if (extents.size() != strides.size() || extents.size() > static_cast<size_t>(kMaxBlockRank))
+    throw Error("extents and strides must have equal length of at most " +
+                    std::to_string(kMaxBlockRank),
+                -1, "StridedBlock");
+  StridedBlock block;
+  block.offset = offset;
+  block.rank = static_cast<int>(extents.size());
+  int d = 0;
+  for (auto e : extents) block.extents[d++] = e;
+  d = 0;
+  for (auto s : strides) block.strides[d++] = s;
+  return block;
+}
+
+std::int64_t StridedBlock::count() const {
+  std::int64_t n = 1;
+  for (int d = 0; d < rank; ++d) n *= extents[d];
+  return n;
+}
+
+StridedBlock StridedBlock::normalized() const {
+  StridedBlock out;
+  out.offset = offset;
+  if (count() == 0) {
+    out.rank = 1;
+    out.extents[0] = 0;
+    out.strides[0] = 1;
+    return out;
+  }
+  for (int d = 0; d < rank; ++d) {
+    if (extents[d] == 1) continue;
+    if (out.rank > 0 && out.strides[out.rank - 1] == strides[d] * extents[d]) {
+      // The previous (outer) dimension steps exactly over this one: fuse.
+      out.extents[out.rank - 1] *= extents[d];
+      out.strides[out.rank - 1] = strides[d];
+      continue;
+    }
+    out.extents[out.rank] = extents[d];
+    out.strides[out.rank] = strides[d];
+    ++out.rank;
+  }
+  return out;
+}
+
+bool StridedBlock::contiguous() const {
+  const StridedBlock n = normalized();
+  return n.rank == 0 || (n.rank == 1 && (n.strides[0] == 1 || n.extents[0] <= 1));
+}
+
+std::int64_t StridedBlock::lowest_offset() const {
+  std::int64_t o = offset;
+  for (int d = 0; d < rank; ++d)
+    if (strides[d] < 0 && extents[d] > 0) o += strides[d] * (extents[d] - 1);
+  return o;
+}
+
+std::int64_t StridedBlock::highest_offset() const {
+  std::int64_t o = offset;
+  for (int d = 0; d < rank; ++d)
+    if (strides[d] > 0 && extents[d] > 0) o += strides[d] * (extents[d] - 1);
+  return o;
+}
+
+StridedBlock StridedBlock::with_outer_dimension(std::int64_t extent, std::int64_t stride) const {
+  if (rank >= kMaxBlockRank)
+    throw Error("block rank would exceed " + std::to_string(kMaxBlockRank), -1, "StridedBlock");
+  StridedBlock out;
+  out.offset = offset;
+  out.rank = rank + 1;
+  out.extents[0] = extent;
+  out.strides[0] = stride;
+  for (int d = 0; d < rank; ++d) {
+    out.extents[d + 1] = extents[d];
+    out.strides[d + 1] = strides[d];
+  }
+  return out;
+}
+
+std::string StridedBlock::to_string() const {
+  std::string s = "{offset " + std::to_string(offset) + ", extents [";
+  for (int d = 0; d < rank; ++d) s += (d ? "," : "") + std::to_string(extents[d]);
+  s += "], strides [";
+  for (int d = 0; d < rank; ++d) s += (d ? "," : "") + std::to_string(strides[d]);
+  return s + "]}";
+}
+
+bool same_extents(const StridedBlock& a, const StridedBlock& b) {
+  if (a.rank != b.rank) return false;
+  for (int d = 0; d < a.rank; ++d)
+    if (a.extents[d] != b.extents[d]) return false;
+  return true;
+}
+
+bool same_shape(const StridedBlock& a, const StridedBlock& b) {
+  if (!same_extents(a, b)) return false;
+  for (int d = 0; d < a.rank; ++d)
+    if (a.strides[d] != b.strides[d]) return false;
+  return true;
+}
+
+}  // namespace adlib

@@ -1,0 +1,57 @@
+// StridedBlock: an r-dimensional strided patch of a flat local array.
+//
+// This is the unit of everything the low-level schedules move: an offset into
+// local memory plus r extents and r strides, all in elements (Adlib's
+// "blocks").  Element (i_0, ..., i_{r-1}) of the block lives at
+//   offset + sum_d i_d * strides[d],
+// and the block's elements are always enumerated in C order (last index
+// fastest): that order is the order in which they travel in a message.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+
+namespace adlib {
+
+constexpr int kMaxBlockRank = 8;
+
+struct StridedBlock {
+  std::int64_t offset = 0;
+  int rank = 0;
+  // Plain arrays (not std::array) so the struct can be captured by value in
+  // device kernels of every Kokkos back end.
+  std::int64_t extents[kMaxBlockRank] = {};
+  std::int64_t strides[kMaxBlockRank] = {};
+
+  // Build from lists of equal length (at most kMaxBlockRank).
+  static StridedBlock make(std::int64_t offset, std::initializer_list<std::int64_t> extents,
+                           std::initializer_list<std::int64_t> strides);
+
+  std::int64_t count() const;  // number of elements (1 for a rank-0 block)
+
+  // The same elements in the same order, with as few dimensions as possible:
+  // extent-1 dimensions dropped, dimension pairs that continue each other
+  // (strides[d] == strides[d+1] * extents[d+1]) fused.  Rank 0 means one
+  // element; an empty block normalises to rank 1 with extent 0.
+  StridedBlock normalized() const;
+
+  // True when the elements are consecutive in memory, in increasing order.
+  bool contiguous() const;
+
+  // Smallest and largest element offsets touched (count() must be > 0).
+  std::int64_t lowest_offset() const;
+  std::int64_t highest_offset() const;
+
+  // Adds an outer dimension (used to fuse a sequence of equal blocks).
+  StridedBlock with_outer_dimension(std::int64_t extent, std::int64_t stride) const;
+
+  std::string to_string() const;
+};
+
+// Same rank, extents and strides (offsets may differ).
+bool same_shape(const StridedBlock& a, const StridedBlock& b);
+// Same rank and extents (strides and offsets may differ).
+bool same_extents(const StridedBlock& a, const StridedBlock& b);
+
+}  // namespace adlib

@@ -1,0 +1,418 @@
+// BlockMessSchedule: Adlib's point-to-point schedule over strided blocks.
+//
+//   adlib::BlockMessSchedule<Kokkos::HostSpace> s(comm);
+//   s.send(peer, adlib::StridedBlock::make(offset, {rows, cols}, {ld, 1}));
+//   s.recv(peer, ...);
+//   s.build();                  // local: sort, merge per peer, fuse, plan copies
+//   for (int step = 0; ...) s.execute(dst_view, src_view);   // many times
+//
+// Both ends must declare the blocks of one message in the same element order
+// (their extents may split differently); build() merges all blocks for one
+// peer into one message.  Execution posts every receive first, packs and
+// sends, performs local copies while messages fly, and unpacks each message
+// as it arrives.  start() returns after the local copies; finish() completes.
+// Persistent MPI requests are created on first use for a given pair of
+// arrays and element type and reused afterwards.  The forward direction moves
+// data from the send blocks (in `src`) to the receive blocks (in `dst`); the
+// backward direction moves it the other way (receive blocks of `src` to send
+// blocks of `dst`), Adlib's gather / scatter pair.
+//
+// Buffers live in MemorySpace.  When that space is not host-accessible and
+// MPI is not GPU-aware (environment ADLIB_GPU_AWARE_MPI unset or 0), messages
+// are staged through host mirrors; otherwise MPI reads and writes the
+// buffers (and contiguous user memory) directly.  A fence precedes every
+// hand-over to MPI.
+#pragma once
+
+#include <mpi.h>
+
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "runtime/comm.hpp"
+#include "runtime/error.hpp"
+#include "runtime/pack.hpp"
+#include "schedules/block_message_plan.hpp"
+
+namespace adlib {
+
+enum class Direction { forward, backward };
+
+template <class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
+class BlockMessSchedule {
+ public:
+  using memory_space = MemorySpace;
+  using execution_space = typename MemorySpace::execution_space;
+
+  explicit BlockMessSchedule(const Comm& comm) : comm_(comm), tag_(comm.lease_tag()) {}
+  BlockMessSchedule(const BlockMessSchedule&) = delete;
+  BlockMessSchedule& operator=(const BlockMessSchedule&) = delete;
+  // Not movable either: persistent requests point into its buffers.
+  ~BlockMessSchedule() { release_mpi_objects(); }
+
+  void send(int peer, const StridedBlock& block) { plan_.send(peer, block); }
+  void recv(int peer, const StridedBlock& block) { plan_.recv(peer, block); }
+  void build() { plan_.build(comm_.rank(), comm_.size()); }
+
+  // Posts receives, packs and sends, performs local copies, returns.
+  template <class T>
+  void start(T* dst, std::size_t dst_span, const T* src, std::size_t src_span,
+             Direction direction = Direction::forward);
+  // Waits for every message and unpacks; `dst` must not be read before.
+  void finish();
+  template <class T>
+  void execute(T* dst, std::size_t dst_span, const T* src, std::size_t src_span,
+               Direction direction = Direction::forward) {
+    start(dst, dst_span, src, src_span, direction);
+    finish();
+  }
+
+  // Kokkos View overloads (any rank, contiguous span).
+  template <class DstView, class SrcView>
+  void start(const DstView& dst, const SrcView& src, Direction direction = Direction::forward) {
+    static_assert(Kokkos::SpaceAccessibility<execution_space,
+                                             typename DstView::memory_space>::accessible,
+                  "destination View must be accessible from the schedule's memory space");
+    start(dst.data(), dst.span(), src.data(), src.span(), direction);
+  }
+  template <class DstView, class SrcView>
+  void execute(const DstView& dst, const SrcView& src, Direction direction = Direction::forward) {
+    start(dst, src, direction);
+    finish();
+  }
+
+  const BlockMessagePlan& plan() const { return plan_; }
+  const Comm& comm() const { return comm_; }
+  int tag() const { return tag_.tag(); }
+  bool in_flight() const { return in_flight_; }
+
+ private:
+  struct RequestSet {
+    std::size_t element_size = 0;
+    Direction direction = Direction::forward;
+    const void* dst = nullptr;  // only when a direct receive depends on it
+    const void* src = nullptr;  // only when a direct send depends on it
+    std::vector<MPI_Request> incoming, outgoing;
+    std::uint64_t last_use = 0;
+  };
+
+  using Bytes = Kokkos::View<unsigned char*, MemorySpace>;
+  using HostBytes = Kokkos::View<unsigned char*, Kokkos::HostSpace>;
+
+  static std::int64_t buffer_offset(const PeerMessage& m) {
+    return staged() ? m.staging_offset : m.buffer_offset;
+  }
+  static bool staged() {
+    if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
+      return false;
+    } else {
+      const char* aware = std::getenv("ADLIB_GPU_AWARE_MPI");
+      return !(aware && std::string(aware) != "0");
+    }
+  }
+
+  const std::vector<PeerMessage>& incoming(Direction d) const {
+    return d == Direction::forward ? plan_.recv_messages() : plan_.send_messages();
+  }
+  const std::vector<PeerMessage>& outgoing(Direction d) const {
+    return d == Direction::forward ? plan_.send_messages() : plan_.recv_messages();
+  }
+
+  MPI_Datatype element_type(std::size_t size);
+  void ensure_buffers(std::size_t element_size);
+  RequestSet& requests_for(std::size_t element_size, Direction d, void* dst, const void* src);
+  void release_requests();
+  void release_mpi_objects();
+
+  template <class T>
+  static void finish_typed(BlockMessSchedule& self);
+
+  Comm comm_;
+  TagLease tag_;
+  BlockMessagePlan plan_;
+  execution_space space_{};
+
+  // Pack buffers of the send-side and receive-side messages (their roles swap
+  // with the direction), the local staging buffer, and host mirrors.
+  std::size_t buffer_element_size_ = 0;
+  Bytes send_side_, recv_side_, local_;
+  HostBytes send_side_host_, recv_side_host_;
+
+  std::vector<std::pair<std::size_t, MPI_Datatype>> types_;
+  std::vector<RequestSet> request_sets_;
+  std::uint64_t use_counter_ = 0;
+
+  bool in_flight_ = false;
+  RequestSet* active_ = nullptr;
+  void* pending_dst_ = nullptr;
+  void (*pending_finish_)(BlockMessSchedule&) = nullptr;
+};
+
+// ---------------------------------------------------------------------------
+// Implementation
+
+template <class MemorySpace>
+MPI_Datatype BlockMessSchedule<MemorySpace>::element_type(std::size_t size) {
+  for (const auto& [s, type] : types_)
+    if (s == size) return type;
+  MPI_Datatype type;
+  ADLIB_MPI(MPI_Type_contiguous(static_cast<int>(size), MPI_BYTE, &type), "BlockMessSchedule");
+  ADLIB_MPI(MPI_Type_commit(&type), "BlockMessSchedule");
+  types_.emplace_back(size, type);
+  return type;
+}
+
+template <class MemorySpace>
+void BlockMessSchedule<MemorySpace>::ensure_buffers(std::size_t element_size) {
+  if (element_size <= buffer_element_size_) return;
+  // Buffers move: every request that points into them is stale.
+  release_requests();
+  buffer_element_size_ = element_size;
+  auto allocate = [&](const std::string& label, std::int64_t count) {
+    return Bytes(Kokkos::view_alloc(Kokkos::WithoutInitializing, label),
+                 static_cast<std::size_t>(count) * element_size);
+  };
+  send_side_ = allocate("adlib::send_side", plan_.send_buffer_count(staged()));
+  recv_side_ = allocate("adlib::recv_side", plan_.recv_buffer_count(staged()));
+  local_ = allocate("adlib::local", plan_.local_copies_staged() ? plan_.local_count() : 0);
+  if (staged()) {
+    send_side_host_ = HostBytes(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("adlib::send_h")),
+                                send_side_.extent(0));
+    recv_side_host_ = HostBytes(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("adlib::recv_h")),
+                                recv_side_.extent(0));
+  }
+}
+
+template <class MemorySpace>
+typename BlockMessSchedule<MemorySpace>::RequestSet& BlockMessSchedule<MemorySpace>::requests_for(
+    std::size_t element_size, Direction d, void* dst, const void* src) {
+  const bool direct_in = !staged() && [&] {
+    for (const auto& m : incoming(d))
+      if (m.direct) return true;
+    return false;
+  }();
+  const bool direct_out = !staged() && [&] {
+    for (const auto& m : outgoing(d))
+      if (m.direct) return true;
+    return false;
+  }();
+  const void* dst_key = direct_in ? dst : nullptr;
+  const void* src_key = direct_out ? src : nullptr;
+  for (auto& set : request_sets_)
+    if (set.element_size == element_size && set.direction == d && set.dst == dst_key &&
+        set.src == src_key) {
+      set.last_use = ++use_counter_;
+      return set;
+    }
+  // Keep a few sets (a solver that alternates two arrays needs two); evict
+  // the least recently used.
+  constexpr std::size_t kMaxSets = 4;
+  if (request_sets_.size() >= kMaxSets) {
+    auto oldest = request_sets_.begin();
+    for (auto it = request_sets_.begin(); it != request_sets_.end(); ++it)
+      if (it->last_use < oldest->last_use) oldest = it;
+    for (auto* list : {&oldest->incoming, &oldest->outgoing})
+      for (auto& r : *list)
+        if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+    request_sets_.erase(oldest);
+  }
+  RequestSet set;
+  set.element_size = element_size;
+  set.direction = d;
+  set.dst = dst_key;
+  set.src = src_key;
+  set.last_use = ++use_counter_;
+  const MPI_Datatype type = element_type(element_size);
+  const bool forward = d == Direction::forward;
+  unsigned char* in_buffer = staged() ? (forward ? recv_side_host_ : send_side_host_).data()
+                                      : (forward ? recv_side_ : send_side_).data();
+  unsigned char* out_buffer = staged() ? (forward ? send_side_host_ : recv_side_host_).data()
+                                       : (forward ? send_side_ : recv_side_).data();
+  for (const auto& m : incoming(d)) {
+    void* address = m.direct && !staged()
+                        ? static_cast<void*>(static_cast<unsigned char*>(dst) +
+                                             m.blocks[0].lowest_offset() * element_size)
+                        : static_cast<void*>(in_buffer + buffer_offset(m) * element_size);
+    MPI_Request r;
+    ADLIB_MPI(MPI_Recv_init(address, static_cast<int>(m.count), type, m.peer, tag_.tag(),
+                            comm_.get(), &r),
+              "BlockMessSchedule");
+    set.incoming.push_back(r);
+  }
+  for (const auto& m : outgoing(d)) {
+    const void* address =
+        m.direct && !staged()
+            ? static_cast<const void*>(static_cast<const unsigned char*>(src) +
+                                       m.blocks[0].lowest_offset() * element_size)
+            : static_cast<const void*>(out_buffer + buffer_offset(m) * element_size);
+    MPI_Request r;
+    ADLIB_MPI(MPI_Send_init(address, static_cast<int>(m.count), type, m.peer, tag_.tag(),
+                            comm_.get(), &r),
+              "BlockMessSchedule");
+    set.outgoing.push_back(r);
+  }
+  request_sets_.push_back(std::move(set));
+  return request_sets_.back();
+}
+
+template <class MemorySpace>
+template <class T>
+void BlockMessSchedule<MemorySpace>::start(T* dst, std::size_t dst_span, const T* src,
+                                           std::size_t src_span, Direction direction) {
+  constexpr const char* op = "BlockMessSchedule";
+  if (!plan_.built()) throw Error("start() before build()", comm_.rank(), op);
+  if (in_flight_) throw Error("start() while a previous start() is not finished", comm_.rank(), op);
+  const bool forward = direction == Direction::forward;
+  const std::int64_t dst_needed =
+      forward ? plan_.recv_memory_required() : plan_.send_memory_required();
+  const std::int64_t src_needed =
+      forward ? plan_.send_memory_required() : plan_.recv_memory_required();
+  if (static_cast<std::int64_t>(dst_span) < dst_needed ||
+      static_cast<std::int64_t>(src_span) < src_needed)
+    throw Error("memory too small for the schedule: destination holds " + std::to_string(dst_span) +
+                    " elements (needs " + std::to_string(dst_needed) + "), source holds " +
+                    std::to_string(src_span) + " (needs " + std::to_string(src_needed) + ")",
+                comm_.rank(), op);
+
+  ensure_buffers(sizeof(T));
+  RequestSet& requests = requests_for(sizeof(T), direction, dst, src);
+  const bool stage = staged();
+
+  if (!requests.incoming.empty())
+    ADLIB_MPI(MPI_Startall(static_cast<int>(requests.incoming.size()), requests.incoming.data()),
+              op);
+
+  // Pack every outgoing message that is not sent from user memory.
+  T* out_buffer = reinterpret_cast<T*>((forward ? send_side_ : recv_side_).data());
+  bool packed = false;
+  for (const auto& m : outgoing(direction)) {
+    if (m.direct && !stage) continue;
+    std::int64_t position = buffer_offset(m);
+    for (const auto& block : m.blocks) {
+      pack_block<T>(space_, src, block, out_buffer + position);
+      position += block.count();
+    }
+    packed = true;
+  }
+  if (packed || stage) space_.fence();
+  if (stage) {
+    auto& host = forward ? send_side_host_ : recv_side_host_;
+    Kokkos::deep_copy(host, forward ? send_side_ : recv_side_);
+  }
+  if (!requests.outgoing.empty())
+    ADLIB_MPI(MPI_Startall(static_cast<int>(requests.outgoing.size()), requests.outgoing.data()),
+              op);
+
+  // Local copies overlap with the messages in flight.
+  if (plan_.local_copies_staged()) {
+    T* local = reinterpret_cast<T*>(local_.data());
+    const auto& from = forward ? plan_.local_send_blocks() : plan_.local_recv_blocks();
+    const auto& to = forward ? plan_.local_recv_blocks() : plan_.local_send_blocks();
+    std::int64_t position = 0;
+    for (const auto& b : from) {
+      pack_block<T>(space_, src, b, local + position);
+      position += b.count();
+    }
+    position = 0;
+    for (const auto& b : to) {
+      unpack_block<T>(space_, dst, b, local + position);
+      position += b.count();
+    }
+  } else {
+    for (const auto& c : plan_.local_copies()) {
+      if (forward)
+        copy_block<T>(space_, dst, c.recv_side, src, c.send_side);
+      else
+        copy_block<T>(space_, dst, c.send_side, src, c.recv_side);
+    }
+  }
+
+  in_flight_ = true;
+  active_ = &requests;
+  pending_dst_ = dst;
+  pending_finish_ = &finish_typed<T>;
+}
+
+template <class MemorySpace>
+void BlockMessSchedule<MemorySpace>::finish() {
+  if (!in_flight_) throw Error("finish() without start()", comm_.rank(), "BlockMessSchedule");
+  pending_finish_(*this);
+  in_flight_ = false;
+  active_ = nullptr;
+}
+
+template <class MemorySpace>
+template <class T>
+void BlockMessSchedule<MemorySpace>::finish_typed(BlockMessSchedule& self) {
+  constexpr const char* op = "BlockMessSchedule";
+  RequestSet& requests = *self.active_;
+  const Direction direction = requests.direction;
+  const bool forward = direction == Direction::forward;
+  const bool stage = staged();
+  T* dst = static_cast<T*>(self.pending_dst_);
+  const auto& messages = self.incoming(direction);
+  Bytes& in_bytes = forward ? self.recv_side_ : self.send_side_;
+  HostBytes& in_host = forward ? self.recv_side_host_ : self.send_side_host_;
+  T* in_buffer = reinterpret_cast<T*>(in_bytes.data());
+  // Unpack each message as it arrives.
+  for (std::size_t done = 0; done < messages.size(); ++done) {
+    int index = MPI_UNDEFINED;
+    ADLIB_MPI(MPI_Waitany(static_cast<int>(requests.incoming.size()), requests.incoming.data(),
+                          &index, MPI_STATUS_IGNORE),
+              op);
+    if (index == MPI_UNDEFINED) break;
+    const PeerMessage& m = messages[index];
+    if (m.direct && !stage) continue;
+    if (stage) {
+      const auto bytes = static_cast<std::size_t>(m.count) * sizeof(T);
+      const auto first = static_cast<std::size_t>(buffer_offset(m)) * sizeof(T);
+      const std::pair<std::size_t, std::size_t> range(first, first + bytes);
+      Kokkos::deep_copy(Kokkos::subview(in_bytes, range), Kokkos::subview(in_host, range));
+    }
+    std::int64_t position = buffer_offset(m);
+    for (const auto& block : m.blocks) {
+      unpack_block<T>(self.space_, dst, block, in_buffer + position);
+      position += block.count();
+    }
+  }
+  if (!requests.outgoing.empty())
+    ADLIB_MPI(MPI_Waitall(static_cast<int>(requests.outgoing.size()), requests.outgoing.data(),
+                          MPI_STATUSES_IGNORE),
+              op);
+  self.space_.fence();
+}
+
+template <class MemorySpace>
+void BlockMessSchedule<MemorySpace>::release_requests() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized)
+    for (auto& set : request_sets_)
+      for (auto* list : {&set.incoming, &set.outgoing})
+        for (auto& r : *list)
+          if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+  request_sets_.clear();
+}
+
+template <class MemorySpace>
+void BlockMessSchedule<MemorySpace>::release_mpi_objects() {
+  if (in_flight_) {
+    // Destroyed mid-flight (an exception unwound past finish()): complete the
+    // operation so MPI does not write into freed memory.
+    try {
+      finish();
+    } catch (...) {
+    }
+  }
+  release_requests();
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized)
+    for (auto& [size, type] : types_) MPI_Type_free(&type);
+  types_.clear();
+}
+
+}  // namespace adlib

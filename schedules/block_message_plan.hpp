@@ -1,0 +1,98 @@
+// BlockMessagePlan: the memory-layout half of a BlockMessSchedule.
+//
+// It holds the send and receive requests a schedule was given (blocks of local
+// memory per peer) and, after build(), one message per peer with its blocks in
+// declaration order (that order *is* the message layout, so both ends must
+// declare a peer's blocks in the same element order), the self-blocks turned
+// into local copies, and buffer offsets for the messages that need packing.
+// It is plain data with no MPI and no Kokkos, so it can be built and inspected
+// for simulated process counts in one process.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/strided_block.hpp"
+
+namespace adlib {
+
+struct PeerMessage {
+  int peer = -1;
+  std::vector<StridedBlock> blocks;  // fused and normalised after build()
+  std::int64_t count = 0;            // elements
+  std::int64_t buffer_offset = 0;    // in elements, into this side's pack buffer
+  std::int64_t staging_offset = 0;   // the same when every message is buffered (host staging)
+  bool direct = false;               // one contiguous block: MPI reads/writes user memory
+};
+
+// A local copy: `send_side` block of the send memory <-> `recv_side` block of
+// the receive memory, equal extents.
+struct LocalCopy {
+  StridedBlock send_side;
+  StridedBlock recv_side;
+};
+
+class BlockMessagePlan {
+ public:
+  // Requests on the send memory (data leaving in the forward direction) and
+  // on the receive memory (data arriving in the forward direction).
+  void send(int peer, const StridedBlock& block);
+  void recv(int peer, const StridedBlock& block);
+
+  // Sorts by peer (stable: the blocks of one peer keep their order), merges
+  // blocks per peer into one message, fuses runs of equally shaped blocks,
+  // separates self-messages into local copies and assigns buffer offsets.
+  // Throws adlib::Error for invalid requests (peer out of range, negative
+  // offsets, self-send and self-receive element counts that differ).
+  void build(int my_rank, int process_count);
+  bool built() const { return built_; }
+
+  const std::vector<PeerMessage>& send_messages() const { return sends_; }
+  const std::vector<PeerMessage>& recv_messages() const { return recvs_; }
+  const std::vector<LocalCopy>& local_copies() const { return local_copies_; }
+  // When the self-blocks could not be paired block by block (different
+  // splits of the same element sequence), local data goes through a buffer:
+  // these are then the blocks to pack (send side) and unpack (receive side).
+  bool local_copies_staged() const { return local_staged_; }
+  const std::vector<StridedBlock>& local_send_blocks() const { return self_sends_; }
+  const std::vector<StridedBlock>& local_recv_blocks() const { return self_recvs_; }
+  std::int64_t local_count() const { return local_count_; }
+
+  // Pack-buffer sizes in elements for the send-side and receive-side messages.
+  // With `staging`, direct messages are buffered too (device memory staged
+  // through host mirrors).
+  std::int64_t send_buffer_count(bool staging = false) const {
+    return staging ? send_count() : send_buffer_count_;
+  }
+  std::int64_t recv_buffer_count(bool staging = false) const {
+    return staging ? recv_count() : recv_buffer_count_;
+  }
+  // Elements of memory each side must hold (highest offset touched + 1).
+  std::int64_t send_memory_required() const { return send_required_; }
+  std::int64_t recv_memory_required() const { return recv_required_; }
+
+  std::int64_t send_count() const;  // elements leaving for other ranks (forward)
+  std::int64_t recv_count() const;  // elements arriving from other ranks (forward)
+
+ private:
+  struct Request {
+    int peer;
+    StridedBlock block;
+  };
+  std::vector<Request> send_requests_, recv_requests_;
+  std::vector<PeerMessage> sends_, recvs_;
+  std::vector<LocalCopy> local_copies_;
+  std::vector<StridedBlock> self_sends_, self_recvs_;
+  bool local_staged_ = false;
+  std::int64_t local_count_ = 0;
+  std::int64_t send_buffer_count_ = 0, recv_buffer_count_ = 0;
+  std::int64_t send_required_ = 0, recv_required_ = 0;
+  bool built_ = false;
+};
+
+// Fuses consecutive blocks of equal shape whose offsets advance by a constant
+// into one block with an extra outer dimension, then normalises.  The element
+// sequence is unchanged.
+std::vector<StridedBlock> fuse_blocks(const std::vector<StridedBlock>& blocks);
+
+}  // namespace adlib

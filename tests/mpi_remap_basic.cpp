@@ -1,0 +1,54 @@
+// Remap basics: block -> cyclic and block-cyclic -> block in 1-D and 2-D,
+// values checked against the global index.
+#include <gtest/gtest.h>
+
+#include "adlib.hpp"
+
+namespace {
+
+using adlib::Index;
+
+TEST(RemapBasic, BlockToCyclic1D) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  adlib::ProcessGrid grid(comm, {comm.size()});
+  const Index n = 103;
+  auto block = std::make_shared<adlib::BlockRange>(n, grid.dim(0));
+  auto cyclic = std::make_shared<adlib::CyclicRange>(n, grid.dim(0));
+  adlib::DistArray<double, 1> src(grid, {block}), dst(grid, {cyclic});
+  src.fill([](auto g) { return double(g[0]); });
+  dst.fill([](auto) { return -1.0; });
+  adlib::Remap<double, 1> r(dst, src);
+  for (int rep = 0; rep < 3; ++rep) {
+    r.execute(dst, src);
+    dst.for_each_local([](auto g, double v) { ASSERT_EQ(v, double(g[0])); });
+  }
+  const auto all = adlib::gather_all(dst);
+  for (Index i = 0; i < n; ++i) ASSERT_EQ(all[i], double(i));
+}
+
+TEST(RemapBasic, BlockCyclicToBlock2DOnGrids) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  adlib::ProcessGrid rows_grid(comm, {comm.size(), 1});
+  adlib::ProcessGrid cols_grid(comm, {1, comm.size()});
+  const Index n0 = 37, n1 = 29;
+  auto src_rows = std::make_shared<adlib::BlockCyclicRange>(n0, rows_grid.dim(0), 4);
+  auto src_cols = std::make_shared<adlib::CollapsedRange>(n1);
+  auto dst_rows = std::make_shared<adlib::CollapsedRange>(n0);
+  auto dst_cols = std::make_shared<adlib::BlockRange>(n1, cols_grid.dim(1));
+  adlib::DistArray<double, 2> src(rows_grid, {src_rows, src_cols});
+  adlib::DistArray<double, 2> dst(cols_grid, {dst_rows, dst_cols});
+  src.fill([&](auto g) { return double(g[0] * n1 + g[1]); });
+  adlib::remap(dst, src);
+  dst.for_each_local([&](auto g, double v) { ASSERT_EQ(v, double(g[0] * n1 + g[1])); });
+}
+
+TEST(RemapBasic, ShapeMismatchThrowsEverywhere) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  adlib::ProcessGrid grid(comm, {comm.size()});
+  auto a = std::make_shared<adlib::BlockRange>(10, grid.dim(0));
+  auto b = std::make_shared<adlib::BlockRange>(11, grid.dim(0));
+  adlib::DistArray<double, 1> src(grid, {a}), dst(grid, {b});
+  EXPECT_THROW((adlib::Remap<double, 1>(dst, src)), adlib::Error);
+}
+
+}  // namespace
