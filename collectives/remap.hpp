@@ -50,6 +50,7 @@ class Remap {
     for (const auto& b : plan.sends) schedule_->send(b.peer, b.block);
     for (const auto& b : plan.recvs) schedule_->recv(b.peer, b.block);
     schedule_->build();
+    schedule_->template prepare<T>();
   }
 
   // dst is written (Views are handles, hence const&, as in Kokkos::deep_copy).

@@ -69,6 +69,9 @@ class DistArray {
   Index extent(int d) const { return layout_.extent(d); }
   // The whole local allocation, ghost cells included.
   const view_type& local_view() const { return view_; }
+  // The owned block only (ghost cells excluded): a subview of local_view(),
+  // indexed from 0 at the first owned element.
+  auto owned_view() const { return owned_subview(std::make_index_sequence<Rank>{}); }
 
   // A section sharing this array's memory.  Triplets are positions of this
   // array's index space (0 .. extent(d)-1), negative strides allowed.
@@ -133,6 +136,16 @@ class DistArray {
       : layout_(like.layout()), rank_(like.process_rank()), view_(view) {}
 
  private:
+  std::pair<size_t, size_t> owned_interval(int d) const {
+    if (!holds_data()) return {0, 0};
+    const Range& r = layout_.range(d);
+    const auto low = static_cast<size_t>(r.ghost_low());
+    return {low, low + static_cast<size_t>(r.local_count(layout_.coordinate(rank_, d)))};
+  }
+  template <size_t... I>
+  auto owned_subview(std::index_sequence<I...>) const {
+    return Kokkos::subview(view_, owned_interval(static_cast<int>(I))...);
+  }
   template <size_t... I>
   static view_type allocate(const std::string& label, const std::vector<Index>& e,
                             std::index_sequence<I...>) {

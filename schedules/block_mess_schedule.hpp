@@ -56,6 +56,14 @@ class BlockMessSchedule {
   void send(int peer, const StridedBlock& block) { plan_.send(peer, block); }
   void recv(int peer, const StridedBlock& block) { plan_.recv(peer, block); }
   void build() { plan_.build(comm_.rank(), comm_.size()); }
+  // Allocates the pack buffers for elements of type T now rather than at the
+  // first execution (a schedule whose element type is known at construction
+  // pays for its memory at set-up, like every other plan).
+  template <class T>
+  void prepare() {
+    if (!plan_.built()) throw Error("prepare() before build()", comm_.rank(), "BlockMessSchedule");
+    ensure_buffers(sizeof(T));
+  }
 
   // Posts receives, packs and sends, performs local copies, returns.
   template <class T>

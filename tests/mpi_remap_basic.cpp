@@ -52,3 +52,27 @@ TEST(RemapBasic, ShapeMismatchThrowsEverywhere) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(DistArrayBasic, OwnedViewExcludesGhosts) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  adlib::ProcessGrid grid(comm, {comm.size()});
+  const adlib::Index n = 23;
+  auto rows = std::make_shared<adlib::GhostBlockRange>(n, grid.dim(0), 2, 1);
+  auto cols = std::make_shared<adlib::CollapsedRange>(5);
+  adlib::DistArray<double, 2> a(grid, {rows, cols});
+  a.fill([](auto g) { return double(g[0] * 5 + g[1]); });
+  auto owned = a.owned_view();
+  const auto coord = a.layout().coordinate(comm.rank(), 0);
+  ASSERT_EQ(owned.extent(0), size_t(rows->local_count(coord)));
+  ASSERT_EQ(a.local_view().extent(0), owned.extent(0) + 3);
+  const adlib::Index first = rows->block_start(coord);
+  for (size_t i = 0; i < owned.extent(0); ++i)
+    for (size_t j = 0; j < owned.extent(1); ++j)
+      ASSERT_EQ(owned(i, j), double((first + adlib::Index(i)) * 5 + adlib::Index(j)));
+  // Ghost rows are untouched by fill().
+  for (size_t j = 0; j < 5; ++j) ASSERT_EQ(a.local_view()(0, j), 0.0);
+}
+
+}  // namespace
