@@ -44,14 +44,19 @@ Index BlockCyclicRange::global_index(int coord, Index local) const {
 }
 
 bool BlockCyclicRange::per_phase(const Triplet& section) const {
-  // Phase runs per coordinate: about block / gcd(stride, cycle).  Tiles per
-  // coordinate: the section's span in cycles.  Both depend on the section
-  // alone, so every process makes the same choice.
+  // Per tile, a block is a run of about block / |stride| elements that are
+  // close in memory; per phase, a block strides over whole cycles.  Tiles win
+  // whenever their runs fill a cache line (8 doubles), even if they are more
+  // numerous (block fusion in the schedule merges regular tile sequences
+  // again).  For short runs the fewer blocks win: about block / gcd(stride,
+  // cycle) phases against the section's span in cycles.  Everything here
+  // depends on the section alone, so every process makes the same choice.
+  constexpr Index kShortestTileRun = 8;
+  const Index s = section.stride < 0 ? -section.stride : section.stride;
+  if (block_ / s >= kShortestTileRun) return false;
   const Index cycle = block_ * process_count();
   const Index n = section.count();
-  const Index g = gcd(section.stride, cycle);
-  const Index phases = ceil_div(block_, g);
-  const Index s = section.stride < 0 ? -section.stride : section.stride;
+  const Index phases = ceil_div(block_, gcd(section.stride, cycle));
   const Index tiles = (n > 0 ? (n - 1) * s / cycle : 0) + 2;
   return phases <= tiles;
 }

@@ -47,7 +47,8 @@ class BlockMessSchedule {
   using memory_space = MemorySpace;
   using execution_space = typename MemorySpace::execution_space;
 
-  explicit BlockMessSchedule(const Comm& comm) : comm_(comm), tag_(comm.lease_tag()) {}
+  explicit BlockMessSchedule(const Comm& comm)
+      : comm_(comm), tag_(comm.lease_tag()), plan_(comm.rank(), comm.size()) {}
   BlockMessSchedule(const BlockMessSchedule&) = delete;
   BlockMessSchedule& operator=(const BlockMessSchedule&) = delete;
   // Not movable either: persistent requests point into its buffers.
@@ -55,7 +56,7 @@ class BlockMessSchedule {
 
   void send(int peer, const StridedBlock& block) { plan_.send(peer, block); }
   void recv(int peer, const StridedBlock& block) { plan_.recv(peer, block); }
-  void build() { plan_.build(comm_.rank(), comm_.size()); }
+  void build() { plan_.build(); }
   // Allocates the pack buffers for elements of type T now rather than at the
   // first execution (a schedule whose element type is known at construction
   // pays for its memory at set-up, like every other plan).

@@ -28,13 +28,6 @@ void check_request(int peer, const StridedBlock& block, int process_count) {
                 world_rank_or_unknown(), kOperation);
 }
 
-std::int64_t required_memory(const std::vector<StridedBlock>& blocks) {
-  std::int64_t required = 0;
-  for (const auto& b : blocks)
-    if (b.count() > 0) required = std::max(required, b.highest_offset() + 1);
-  return required;
-}
-
 // Both blocks of a local copy must drop and fuse the same dimensions, so they
 // are normalised together.
 LocalCopy normalize_pair(const LocalCopy& pair) {
@@ -93,19 +86,20 @@ std::vector<LocalCopy> fuse_pairs(const std::vector<LocalCopy>& pairs) {
   return out;
 }
 
-std::vector<PeerMessage> merge_by_peer(std::vector<std::pair<int, StridedBlock>> requests) {
-  std::stable_sort(requests.begin(), requests.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+// Requests must be sorted by peer (stable); each becomes a block of its
+// peer's message, then blocks are fused further.
+template <class Requests>
+std::vector<PeerMessage> merge_by_peer(const Requests& requests) {
   std::vector<PeerMessage> messages;
-  for (const auto& [peer, block] : requests) {
-    if (block.count() == 0) continue;
-    if (messages.empty() || messages.back().peer != peer) {
+  for (const auto& r : requests) {
+    StridedBlock block = r.materialize();
+    if (messages.empty() || messages.back().peer != r.peer) {
       PeerMessage m;
-      m.peer = peer;
+      m.peer = r.peer;
       messages.push_back(std::move(m));
     }
-    messages.back().blocks.push_back(block);
     messages.back().count += block.count();
+    messages.back().blocks.push_back(block);
   }
   std::int64_t offset = 0, staging_offset = 0;
   for (auto& m : messages) {
@@ -134,11 +128,11 @@ std::int64_t buffer_count(const std::vector<PeerMessage>& messages) {
 
 }  // namespace
 
-std::vector<StridedBlock> fuse_blocks(const std::vector<StridedBlock>& blocks) {
-  std::vector<StridedBlock> normal;
-  normal.reserve(blocks.size());
-  for (const auto& b : blocks)
-    if (b.count() > 0) normal.push_back(b.normalized());
+namespace {
+
+// One pass: runs of equally shaped blocks with a constant offset step become
+// one block with an extra outer dimension.
+std::vector<StridedBlock> fuse_pass(const std::vector<StridedBlock>& normal) {
   std::vector<StridedBlock> out;
   size_t i = 0;
   while (i < normal.size()) {
@@ -160,44 +154,74 @@ std::vector<StridedBlock> fuse_blocks(const std::vector<StridedBlock>& blocks) {
   return out;
 }
 
+}  // namespace
+
+std::vector<StridedBlock> fuse_blocks(const std::vector<StridedBlock>& blocks) {
+  std::vector<StridedBlock> normal;
+  normal.reserve(blocks.size());
+  for (const auto& b : blocks)
+    if (b.count() > 0) normal.push_back(b.normalized());
+  // Each pass can enable the next (tiles fuse into rows of tiles, rows of
+  // tiles into planes); stop when nothing fuses any more.
+  while (normal.size() > 1) {
+    std::vector<StridedBlock> fused = fuse_pass(normal);
+    if (fused.size() == normal.size()) break;
+    normal = std::move(fused);
+  }
+  return normal;
+}
+
+StridedBlock BlockMessagePlan::Request::materialize() const {
+  return repeat > 1 ? base.with_outer_dimension(repeat, delta).normalized() : base;
+}
+
+void BlockMessagePlan::append(std::vector<Request>& requests, int peer, const StridedBlock& block) {
+  const StridedBlock b = block.normalized();
+  if (!requests.empty()) {
+    Request& last = requests.back();
+    if (last.peer == peer && last.base.rank < kMaxBlockRank && same_shape(last.base, b)) {
+      const std::int64_t step = b.offset - last.base.offset;
+      if (last.repeat == 1 && step != 0) {
+        last.delta = step;
+        last.repeat = 2;
+        return;
+      }
+      if (last.repeat > 1 && step == last.repeat * last.delta) {
+        ++last.repeat;
+        return;
+      }
+    }
+  }
+  requests.push_back(Request{peer, b, 1, 0});
+}
+
 void BlockMessagePlan::send(int peer, const StridedBlock& block) {
   if (built_) throw Error("send() after build()", world_rank_or_unknown(), kOperation);
-  send_requests_.push_back({peer, block});
+  check_request(peer, block, process_count_);
+  if (block.count() == 0) return;
+  send_required_ = std::max(send_required_, block.highest_offset() + 1);
+  if (peer == my_rank_)
+    self_send_requests_.push_back(block);
+  else
+    append(send_requests_, peer, block);
 }
 
 void BlockMessagePlan::recv(int peer, const StridedBlock& block) {
   if (built_) throw Error("recv() after build()", world_rank_or_unknown(), kOperation);
-  recv_requests_.push_back({peer, block});
+  check_request(peer, block, process_count_);
+  if (block.count() == 0) return;
+  recv_required_ = std::max(recv_required_, block.highest_offset() + 1);
+  if (peer == my_rank_)
+    self_recv_requests_.push_back(block);
+  else
+    append(recv_requests_, peer, block);
 }
 
-void BlockMessagePlan::build(int my_rank, int process_count) {
+void BlockMessagePlan::build() {
   if (built_) throw Error("build() called twice", world_rank_or_unknown(), kOperation);
-  std::vector<std::pair<int, StridedBlock>> remote_sends, remote_recvs;
-  std::vector<StridedBlock> all_sends, all_recvs;
-  for (const auto& r : send_requests_) {
-    check_request(r.peer, r.block, process_count);
-    all_sends.push_back(r.block);
-    if (r.block.count() == 0) continue;
-    if (r.peer == my_rank)
-      self_sends_.push_back(r.block);
-    else
-      remote_sends.emplace_back(r.peer, r.block);
-  }
-  for (const auto& r : recv_requests_) {
-    check_request(r.peer, r.block, process_count);
-    all_recvs.push_back(r.block);
-    if (r.block.count() == 0) continue;
-    if (r.peer == my_rank)
-      self_recvs_.push_back(r.block);
-    else
-      remote_recvs.emplace_back(r.peer, r.block);
-  }
-  send_required_ = required_memory(all_sends);
-  recv_required_ = required_memory(all_recvs);
-
   std::int64_t self_send_count = 0, self_recv_count = 0;
-  for (const auto& b : self_sends_) self_send_count += b.count();
-  for (const auto& b : self_recvs_) self_recv_count += b.count();
+  for (const auto& b : self_send_requests_) self_send_count += b.count();
+  for (const auto& b : self_recv_requests_) self_recv_count += b.count();
   if (self_send_count != self_recv_count)
     throw Error("blocks sent to self hold " + std::to_string(self_send_count) +
                     " elements but blocks received from self hold " +
@@ -205,31 +229,42 @@ void BlockMessagePlan::build(int my_rank, int process_count) {
                 world_rank_or_unknown(), kOperation);
   local_count_ = self_send_count;
 
-  sends_ = merge_by_peer(std::move(remote_sends));
-  recvs_ = merge_by_peer(std::move(remote_recvs));
+  // Collectives declare one peer after another, so this is usually sorted
+  // already; a stable sort keeps each peer's blocks in declaration order.
+  auto by_peer = [](const Request& a, const Request& b) { return a.peer < b.peer; };
+  for (auto* requests : {&send_requests_, &recv_requests_})
+    if (!std::is_sorted(requests->begin(), requests->end(), by_peer))
+      std::stable_sort(requests->begin(), requests->end(), by_peer);
+  sends_ = merge_by_peer(send_requests_);
+  recvs_ = merge_by_peer(recv_requests_);
   send_buffer_count_ = buffer_count(sends_);
   recv_buffer_count_ = buffer_count(recvs_);
 
   // Pair self-blocks one to one when their extents agree (the usual case:
   // both sides were enumerated from the same pieces); otherwise stage.
-  local_staged_ = self_sends_.size() != self_recvs_.size();
-  for (size_t i = 0; !local_staged_ && i < self_sends_.size(); ++i)
-    local_staged_ = !same_extents(self_sends_[i], self_recvs_[i]);
+  auto& self_sends = self_send_requests_;
+  auto& self_recvs = self_recv_requests_;
+  local_staged_ = self_sends.size() != self_recvs.size();
+  for (size_t i = 0; !local_staged_ && i < self_sends.size(); ++i)
+    local_staged_ = !same_extents(self_sends[i], self_recvs[i]);
   if (local_staged_) {
-    self_sends_ = fuse_blocks(self_sends_);
-    self_recvs_ = fuse_blocks(self_recvs_);
+    self_sends_ = fuse_blocks(self_sends);
+    self_recvs_ = fuse_blocks(self_recvs);
   } else {
     std::vector<LocalCopy> pairs;
-    for (size_t i = 0; i < self_sends_.size(); ++i)
-      pairs.push_back(normalize_pair({self_sends_[i], self_recvs_[i]}));
-    local_copies_ = fuse_pairs(pairs);
-    self_sends_.clear();
-    self_recvs_.clear();
+    pairs.reserve(self_sends.size());
+    for (size_t i = 0; i < self_sends.size(); ++i)
+      pairs.push_back(normalize_pair({self_sends[i], self_recvs[i]}));
+    // Fuse to a fixed point, as for messages.
+    while (pairs.size() > 1) {
+      std::vector<LocalCopy> fused = fuse_pairs(pairs);
+      if (fused.size() == pairs.size()) break;
+      pairs = std::move(fused);
+    }
+    local_copies_ = std::move(pairs);
   }
-  send_requests_.clear();
-  send_requests_.shrink_to_fit();
-  recv_requests_.clear();
-  recv_requests_.shrink_to_fit();
+  for (auto* v : {&send_requests_, &recv_requests_}) std::vector<Request>().swap(*v);
+  for (auto* v : {&self_send_requests_, &self_recv_requests_}) std::vector<StridedBlock>().swap(*v);
   built_ = true;
 }
 

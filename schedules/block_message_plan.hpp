@@ -35,7 +35,10 @@ struct LocalCopy {
 class BlockMessagePlan {
  public:
   // Requests on the send memory (data leaving in the forward direction) and
-  // on the receive memory (data arriving in the forward direction).
+  // on the receive memory (data arriving in the forward direction).  The
+  // peer is checked here; `my_rank` / `process_count` must be set first.
+  explicit BlockMessagePlan(int my_rank = 0, int process_count = 1)
+      : my_rank_(my_rank), process_count_(process_count) {}
   void send(int peer, const StridedBlock& block);
   void recv(int peer, const StridedBlock& block);
 
@@ -44,7 +47,7 @@ class BlockMessagePlan {
   // separates self-messages into local copies and assigns buffer offsets.
   // Throws adlib::Error for invalid requests (peer out of range, negative
   // offsets, self-send and self-receive element counts that differ).
-  void build(int my_rank, int process_count);
+  void build();
   bool built() const { return built_; }
 
   const std::vector<PeerMessage>& send_messages() const { return sends_; }
@@ -75,11 +78,21 @@ class BlockMessagePlan {
   std::int64_t recv_count() const;  // elements arriving from other ranks (forward)
 
  private:
+  // Requests are fused as they arrive: a run of equally shaped blocks for
+  // the same peer whose offsets advance by a constant is kept as one base
+  // block repeated `repeat` times, so plans made of many regular tiles
+  // stay small from the start.
   struct Request {
     int peer;
-    StridedBlock block;
+    StridedBlock base;  // normalised
+    std::int64_t repeat = 1;
+    std::int64_t delta = 0;
+    StridedBlock materialize() const;
   };
+  static void append(std::vector<Request>& requests, int peer, const StridedBlock& block);
   std::vector<Request> send_requests_, recv_requests_;
+  // Self-blocks stay unfused until build(): they are paired block by block.
+  std::vector<StridedBlock> self_send_requests_, self_recv_requests_;
   std::vector<PeerMessage> sends_, recvs_;
   std::vector<LocalCopy> local_copies_;
   std::vector<StridedBlock> self_sends_, self_recvs_;
@@ -87,6 +100,7 @@ class BlockMessagePlan {
   std::int64_t local_count_ = 0;
   std::int64_t send_buffer_count_ = 0, recv_buffer_count_ = 0;
   std::int64_t send_required_ = 0, recv_required_ = 0;
+  int my_rank_ = 0, process_count_ = 1;
   bool built_ = false;
 };
 
