@@ -55,10 +55,10 @@ std::vector<T> gather_all(const DistArray<T, Rank, MemorySpace>& a) {
     byte_displs[r] = displs[r] * static_cast<int>(sizeof(T));
   }
   std::vector<T> all_values(total);
-  ADLIB_MPI(MPI_Allgatherv(values.data(), mine * static_cast<int>(sizeof(T)), MPI_BYTE,
-                           all_values.data(), byte_counts.data(), byte_displs.data(), MPI_BYTE,
-                           comm.get()),
-            "gather_all");
+  ADLIB_MPI(
+      MPI_Allgatherv(values.data(), mine * static_cast<int>(sizeof(T)), MPI_BYTE, all_values.data(),
+                     byte_counts.data(), byte_displs.data(), MPI_BYTE, comm.get()),
+      "gather_all");
   std::vector<T> out(static_cast<size_t>(layout.size()));
   for (int i = 0; i < total; ++i) out[all_indices[i]] = all_values[i];
   return out;

@@ -68,9 +68,15 @@ Comm::Comm(MPI_Comm user) {
   ADLIB_MPI(MPI_Comm_set_attr(user, keyval, new std::shared_ptr<State>(state_)), "Comm");
 }
 
-MPI_Comm Comm::get() const { return state_->dup; }
-int Comm::rank() const { return state_->rank; }
-int Comm::size() const { return state_->size; }
+MPI_Comm Comm::get() const {
+  return state_->dup;
+}
+int Comm::rank() const {
+  return state_->rank;
+}
+int Comm::size() const {
+  return state_->size;
+}
 
 TagLease Comm::lease_tag() const {
   std::lock_guard<std::mutex> lock(state_->tags->mutex);
@@ -116,9 +122,10 @@ void agree_on_errors(const Comm& comm, const std::string& local_error, std::uint
   // is not the maximum sees max(f) != f, so a mismatch is seen by every rank.
   if (most[0] == 0) {
     if (most[1] == fingerprint && most[2] == ~fingerprint) return;
-    throw Error("arguments differ between ranks (every rank must pass the same layouts and "
-                "parameters to a collective call)",
-                comm.rank(), operation);
+    throw Error(
+        "arguments differ between ranks (every rank must pass the same layouts and "
+        "parameters to a collective call)",
+        comm.rank(), operation);
   }
   // Someone failed: broadcast the message of the lowest failing rank.
   int candidate = local_error.empty() ? comm.size() : comm.rank(), root = 0;

@@ -80,18 +80,19 @@ void pack_block(const ExecSpace& space, const T* memory, const StridedBlock& blo
   if constexpr (detail::runs_on_host<ExecSpace>()) {
     const std::int64_t inner = b.extents[b.rank - 1], step = b.strides[b.rank - 1];
     const std::int64_t outer = b.rank == 1 ? 1 : b.extents[0];
-    Kokkos::parallel_for(
-        "adlib::pack", Kokkos::RangePolicy<ExecSpace>(space, 0, outer), [=](std::int64_t o) {
-          detail::for_each_row(b, o, [&](std::int64_t from, std::int64_t to) {
-            const T* __restrict__ source = memory + from;
-            T* __restrict__ target = buffer + to;
-            if (step == 1) {
-              for (std::int64_t i = 0; i < inner; ++i) target[i] = source[i];
-            } else {
-              for (std::int64_t i = 0; i < inner; ++i) target[i] = source[i * step];
-            }
-          });
-        });
+    Kokkos::parallel_for("adlib::pack", Kokkos::RangePolicy<ExecSpace>(space, 0, outer),
+                         [=](std::int64_t o) {
+                           detail::for_each_row(b, o, [&](std::int64_t from, std::int64_t to) {
+                             const T* __restrict__ source = memory + from;
+                             T* __restrict__ target = buffer + to;
+                             if (step == 1) {
+                               for (std::int64_t i = 0; i < inner; ++i) target[i] = source[i];
+                             } else {
+                               for (std::int64_t i = 0; i < inner; ++i)
+                                 target[i] = source[i * step];
+                             }
+                           });
+                         });
   } else {
     Kokkos::parallel_for(
         "adlib::pack", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
@@ -113,18 +114,19 @@ void unpack_block(const ExecSpace& space, T* memory, const StridedBlock& block, 
   if constexpr (detail::runs_on_host<ExecSpace>()) {
     const std::int64_t inner = b.extents[b.rank - 1], step = b.strides[b.rank - 1];
     const std::int64_t outer = b.rank == 1 ? 1 : b.extents[0];
-    Kokkos::parallel_for(
-        "adlib::unpack", Kokkos::RangePolicy<ExecSpace>(space, 0, outer), [=](std::int64_t o) {
-          detail::for_each_row(b, o, [&](std::int64_t to, std::int64_t from) {
-            const T* __restrict__ source = buffer + from;
-            T* __restrict__ target = memory + to;
-            if (step == 1) {
-              for (std::int64_t i = 0; i < inner; ++i) target[i] = source[i];
-            } else {
-              for (std::int64_t i = 0; i < inner; ++i) target[i * step] = source[i];
-            }
-          });
-        });
+    Kokkos::parallel_for("adlib::unpack", Kokkos::RangePolicy<ExecSpace>(space, 0, outer),
+                         [=](std::int64_t o) {
+                           detail::for_each_row(b, o, [&](std::int64_t to, std::int64_t from) {
+                             const T* __restrict__ source = buffer + from;
+                             T* __restrict__ target = memory + to;
+                             if (step == 1) {
+                               for (std::int64_t i = 0; i < inner; ++i) target[i] = source[i];
+                             } else {
+                               for (std::int64_t i = 0; i < inner; ++i)
+                                 target[i * step] = source[i];
+                             }
+                           });
+                         });
   } else {
     Kokkos::parallel_for(
         "adlib::unpack", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
@@ -148,32 +150,33 @@ void copy_block(const ExecSpace& space, T* dst, const StridedBlock& dst_block, c
     const std::int64_t inner = s.extents[s.rank - 1];
     const std::int64_t sstep = s.strides[s.rank - 1], dstep = d.strides[d.rank - 1];
     const std::int64_t outer = s.rank == 1 ? 1 : s.extents[0];
-    Kokkos::parallel_for(
-        "adlib::copy", Kokkos::RangePolicy<ExecSpace>(space, 0, outer), [=](std::int64_t o) {
-          // Walk both blocks with the same odometer: positions coincide.
-          std::int64_t index[kMaxBlockRank] = {};
-          std::int64_t rows = 1;
-          for (int k = 1; k < s.rank - 1; ++k) rows *= s.extents[k];
-          std::int64_t so = s.offset + (s.rank > 1 ? o * s.strides[0] : 0);
-          std::int64_t doff = d.offset + (d.rank > 1 ? o * d.strides[0] : 0);
-          for (std::int64_t r = 0; r < rows; ++r) {
-            const T* __restrict__ from = src + so;
-            T* __restrict__ to = dst + doff;
-            if (sstep == 1 && dstep == 1) {
-              for (std::int64_t i = 0; i < inner; ++i) to[i] = from[i];
-            } else {
-              for (std::int64_t i = 0; i < inner; ++i) to[i * dstep] = from[i * sstep];
-            }
-            for (int k = s.rank - 2; k >= 1; --k) {
-              so += s.strides[k];
-              doff += d.strides[k];
-              if (++index[k] < s.extents[k]) break;
-              so -= s.strides[k] * s.extents[k];
-              doff -= d.strides[k] * d.extents[k];
-              index[k] = 0;
-            }
-          }
-        });
+    Kokkos::parallel_for("adlib::copy", Kokkos::RangePolicy<ExecSpace>(space, 0, outer),
+                         [=](std::int64_t o) {
+                           // Walk both blocks with the same odometer: positions coincide.
+                           std::int64_t index[kMaxBlockRank] = {};
+                           std::int64_t rows = 1;
+                           for (int k = 1; k < s.rank - 1; ++k) rows *= s.extents[k];
+                           std::int64_t so = s.offset + (s.rank > 1 ? o * s.strides[0] : 0);
+                           std::int64_t doff = d.offset + (d.rank > 1 ? o * d.strides[0] : 0);
+                           for (std::int64_t r = 0; r < rows; ++r) {
+                             const T* __restrict__ from = src + so;
+                             T* __restrict__ to = dst + doff;
+                             if (sstep == 1 && dstep == 1) {
+                               for (std::int64_t i = 0; i < inner; ++i) to[i] = from[i];
+                             } else {
+                               for (std::int64_t i = 0; i < inner; ++i)
+                                 to[i * dstep] = from[i * sstep];
+                             }
+                             for (int k = s.rank - 2; k >= 1; --k) {
+                               so += s.strides[k];
+                               doff += d.strides[k];
+                               if (++index[k] < s.extents[k]) break;
+                               so -= s.strides[k] * s.extents[k];
+                               doff -= d.strides[k] * d.extents[k];
+                               index[k] = 0;
+                             }
+                           }
+                         });
   } else {
     const StridedBlock d = dst_block, s = src_block;
     Kokkos::parallel_for(

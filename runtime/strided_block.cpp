@@ -7,9 +7,9 @@ namespace adlib {
 StridedBlock StridedBlock::make(std::int64_t offset, std::initializer_list<std::int64_t> extents,
                                 std::initializer_list<std::int64_t> strides) {
   if (extents.size() != strides.size() || extents.size() > static_cast<size_t>(kMaxBlockRank))
-    throw Error("extents and strides must have equal length of at most " +
-                    std::to_string(kMaxBlockRank),
-                -1, "StridedBlock");
+    throw Error(
+        "extents and strides must have equal length of at most " + std::to_string(kMaxBlockRank),
+        -1, "StridedBlock");
   StridedBlock block;
   block.offset = offset;
   block.rank = static_cast<int>(extents.size());

@@ -7,9 +7,9 @@ namespace adlib {
 TagAllocator::TagAllocator(int first, int upper_bound)
     : first_(first), upper_bound_(upper_bound), next_fresh_(first) {
   if (upper_bound < first)
-    throw Error("tag range [" + std::to_string(first) + ", " + std::to_string(upper_bound) +
-                    "] is empty",
-                -1, "TagAllocator");
+    throw Error(
+        "tag range [" + std::to_string(first) + ", " + std::to_string(upper_bound) + "] is empty",
+        -1, "TagAllocator");
 }
 
 int TagAllocator::acquire() {

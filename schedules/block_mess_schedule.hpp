@@ -82,9 +82,9 @@ class BlockMessSchedule {
   // Kokkos View overloads (any rank, contiguous span).
   template <class DstView, class SrcView>
   void start(const DstView& dst, const SrcView& src, Direction direction = Direction::forward) {
-    static_assert(Kokkos::SpaceAccessibility<execution_space,
-                                             typename DstView::memory_space>::accessible,
-                  "destination View must be accessible from the schedule's memory space");
+    static_assert(
+        Kokkos::SpaceAccessibility<execution_space, typename DstView::memory_space>::accessible,
+        "destination View must be accessible from the schedule's memory space");
     start(dst.data(), dst.span(), src.data(), src.span(), direction);
   }
   template <class DstView, class SrcView>
@@ -188,10 +188,12 @@ void BlockMessSchedule<MemorySpace>::ensure_buffers(std::size_t element_size) {
   recv_side_ = allocate("adlib::recv_side", plan_.recv_buffer_count(staged()));
   local_ = allocate("adlib::local", plan_.local_copies_staged() ? plan_.local_count() : 0);
   if (staged()) {
-    send_side_host_ = HostBytes(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("adlib::send_h")),
-                                send_side_.extent(0));
-    recv_side_host_ = HostBytes(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("adlib::recv_h")),
-                                recv_side_.extent(0));
+    send_side_host_ =
+        HostBytes(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("adlib::send_h")),
+                  send_side_.extent(0));
+    recv_side_host_ =
+        HostBytes(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("adlib::recv_h")),
+                  recv_side_.extent(0));
   }
 }
 
