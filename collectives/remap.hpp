@@ -36,22 +36,10 @@ class Remap {
  public:
   using array_type = DistArray<T, Rank, MemorySpace>;
 
-  Remap(const array_type& dst, const array_type& src) : Remap(dst.layout(), src.layout()) {}
+  Remap(const array_type& dst, const array_type& src)
+      : Remap(dst.layout(), src.layout(), overlap_error(dst, src)) {}
 
-  Remap(const ArrayLayout& dst, const ArrayLayout& src) : dst_(dst), src_(src) {
-    const Comm& comm = src.group().grid().comm();
-    std::string error = check_remap_layouts(dst, src);
-    if (error.empty() && dst.rank() != Rank)
-      error = "layouts of rank " + std::to_string(dst.rank()) + " for a Remap of rank " +
-              std::to_string(Rank);
-    agree_on_errors(comm, error, dst.fingerprint() * 31 + src.fingerprint(), "Remap");
-    schedule_ = std::make_unique<BlockMessSchedule<MemorySpace>>(comm);
-    const RemapPlan plan = plan_remap(dst, src, comm.rank());
-    for (const auto& b : plan.sends) schedule_->send(b.peer, b.block);
-    for (const auto& b : plan.recvs) schedule_->recv(b.peer, b.block);
-    schedule_->build();
-    schedule_->template prepare<T>();
-  }
+  Remap(const ArrayLayout& dst, const ArrayLayout& src) : Remap(dst, src, std::string()) {}
 
   // dst is written (Views are handles, hence const&, as in Kokkos::deep_copy).
   void execute(const array_type& dst, const array_type& src) {
@@ -72,7 +60,34 @@ class Remap {
   const BlockMessSchedule<MemorySpace>& schedule() const { return *schedule_; }
 
  private:
+  // Messages and local copies run in an order that ignores overlap, so an in-place
+  // remap between overlapping sections of one array would read elements it
+  // already overwrote.  Refused instead of silently wrong.
+  static std::string overlap_error(const array_type& dst, const array_type& src) {
+    if (dst.shares_allocation_with(src) && dst.layout().overlaps(src.layout()))
+      return "source and destination are overlapping sections of the same array; remap into a "
+             "separate array";
+    return {};
+  }
+
+  Remap(const ArrayLayout& dst, const ArrayLayout& src, std::string error) : dst_(dst), src_(src) {
+    const Comm& comm = src.group().grid().comm();
+    if (error.empty()) error = check_remap_layouts(dst, src);
+    if (error.empty() && dst.rank() != Rank)
+      error = "layouts of rank " + std::to_string(dst.rank()) + " for a Remap of rank " +
+              std::to_string(Rank);
+    agree_on_errors(comm, error, dst.fingerprint() * 31 + src.fingerprint(), "Remap");
+    schedule_ = std::make_unique<BlockMessSchedule<MemorySpace>>(comm);
+    const RemapPlan plan = plan_remap(dst, src, comm.rank());
+    for (const auto& b : plan.sends) schedule_->send(b.peer, b.block);
+    for (const auto& b : plan.recvs) schedule_->recv(b.peer, b.block);
+    schedule_->build();
+    schedule_->template prepare<T>();
+  }
+
   void check_layouts(const array_type& dst, const array_type& src) const {
+    if (const std::string overlap = overlap_error(dst, src); !overlap.empty())
+      throw Error(overlap, dst.process_rank(), "Remap::execute");
     // Local check: passing an array of another layout on every rank gives
     // the same verdict everywhere without communication.
     if (dst.layout() != dst_)

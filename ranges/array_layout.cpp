@@ -1,5 +1,6 @@
 #include "ranges/array_layout.hpp"
 
+#include "ranges/index_math.hpp"
 #include "runtime/error.hpp"
 
 namespace adlib {
@@ -120,6 +121,43 @@ std::vector<int> ArrayLayout::ranks_holding(const std::vector<int>& coords) cons
     if (k < 0) break;
   }
   return ranks;
+}
+
+namespace {
+
+// Do two strided sets of global indices share an element?  (Two arithmetic
+// progressions meet iff their first elements agree modulo the gcd of the
+// steps somewhere inside the overlap of their spans.)
+bool triplets_intersect(const Triplet& a, const Triplet& b) {
+  using namespace index_math;
+  const Index na = a.count(), nb = b.count();
+  if (na == 0 || nb == 0) return false;
+  // Ascending forms: first, step > 0, last.
+  const Index a_first = std::min(a.lo, a.last()), a_last = std::max(a.lo, a.last());
+  const Index b_first = std::min(b.lo, b.last()), b_last = std::max(b.lo, b.last());
+  const Index a_step = na > 1 ? std::abs(a.stride) : 1, b_step = nb > 1 ? std::abs(b.stride) : 1;
+  const Index lo = std::max(a_first, b_first), hi = std::min(a_last, b_last);
+  if (lo > hi) return false;
+  const Index g = gcd(a_step, b_step);
+  const Index diff = b_first - a_first;
+  if (floor_mod(diff, g) != 0) return false;
+  // x = a_first + a_step * t solves both congruences; the solutions repeat
+  // every lcm; is one of them inside [lo, hi]?
+  const Index m = b_step / g;
+  const Index t = mul_mod(floor_mod(diff / g, m), inverse_mod(a_step / g, m), m);
+  const Wide lcm = static_cast<Wide>(a_step / g) * b_step;
+  Wide x = static_cast<Wide>(a_first) + static_cast<Wide>(a_step) * t;
+  if (x < lo) x += lcm * ((lo - x + lcm - 1) / lcm);
+  return x <= hi;
+}
+
+}  // namespace
+
+bool ArrayLayout::overlaps(const ArrayLayout& o) const {
+  if (group_ != o.group_ || ranges_.size() != o.ranges_.size()) return false;
+  for (size_t d = 0; d < ranges_.size(); ++d)
+    if (!triplets_intersect(section_[d], o.section_[d])) return false;
+  return true;
 }
 
 bool ArrayLayout::operator==(const ArrayLayout& o) const {

@@ -59,6 +59,9 @@ class ArrayLayout {
   // coords[d] (all replicas).
   std::vector<int> ranks_holding(const std::vector<int>& coords) const;
 
+  // For two sections of the same ranges: do they share at least one element?
+  bool overlaps(const ArrayLayout& o) const;
+
   // Exactly the same layout: group, ranges (same distribution) and section.
   bool operator==(const ArrayLayout& o) const;
   bool operator!=(const ArrayLayout& o) const { return !(*this == o); }

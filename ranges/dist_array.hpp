@@ -59,6 +59,7 @@ class DistArray {
     if (layout_.is_section())
       throw Error("allocate the whole array, then take a section of it", -1, "DistArray");
     rank_ = layout_.group().grid().comm().rank();
+    allocation_ = std::make_shared<const int>(0);
     view_ = allocate(label, layout_.local_extents(rank_), std::make_index_sequence<Rank>{});
   }
 
@@ -72,6 +73,13 @@ class DistArray {
   // The owned block only (ghost cells excluded): a subview of local_view(),
   // indexed from 0 at the first owned element.
   auto owned_view() const { return owned_subview(std::make_index_sequence<Rank>{}); }
+
+  // True when both are this allocation or sections of it (the same answer
+  // on every rank, unlike comparing data pointers, which are null where a
+  // rank holds nothing).
+  bool shares_allocation_with(const DistArray& other) const {
+    return allocation_ == other.allocation_;
+  }
 
   // A section sharing this array's memory.  Triplets are positions of this
   // array's index space (0 .. extent(d)-1), negative strides allowed.
@@ -133,7 +141,10 @@ class DistArray {
   // Same layout, another View (used for host mirrors).
   template <class OtherSpace, class OtherView>
   DistArray(const DistArray<T, Rank, OtherSpace>& like, const OtherView& view)
-      : layout_(like.layout()), rank_(like.process_rank()), view_(view) {}
+      : layout_(like.layout()),
+        rank_(like.process_rank()),
+        view_(view),
+        allocation_(std::make_shared<const int>(0)) {}
 
  private:
   std::pair<size_t, size_t> owned_interval(int d) const {
@@ -155,6 +166,7 @@ class DistArray {
   ArrayLayout layout_;
   int rank_ = 0;
   view_type view_;
+  std::shared_ptr<const int> allocation_;  // identity of the memory, shared by sections
 };
 
 }  // namespace adlib

@@ -1,0 +1,33 @@
+# How adlib runs MPI programs under ctest, shared by tests/ and examples/.
+#
+# Open MPI refuses to run as root and to oversubscribe unless told; the
+# variables go into the test environment, never into the user's shell.
+set(ADLIB_TEST_ENVIRONMENT
+  "OMPI_ALLOW_RUN_AS_ROOT=1"
+  "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
+  "OMPI_MCA_rmaps_base_oversubscribe=1"
+  # Containers often forbid the cross-memory-attach single copy.
+  "OMPI_MCA_btl_vader_single_copy_mechanism=none")
+execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _adlib_mpiexec_version
+                ERROR_QUIET)
+set(ADLIB_MPIEXEC_EXTRA "")
+if(_adlib_mpiexec_version MATCHES "Open MPI|OpenRTE")
+  set(ADLIB_MPIEXEC_EXTRA --oversubscribe)
+endif()
+set(ADLIB_TEST_RANKS 1 2 3 4 CACHE STRING "Rank counts every MPI test runs at")
+set(ADLIB_TEST_TIMEOUT 300 CACHE STRING "Per-test timeout in seconds")
+
+# adlib_add_mpi_runs(name target LABELS labels... [ARGS args...]): registers
+# `target` under mpiexec at every count of ADLIB_TEST_RANKS, as name.np<N>,
+# labelled mpi, np<N> and the given labels, with a timeout.
+function(adlib_add_mpi_runs name target)
+  cmake_parse_arguments(RUN "" "" "LABELS;ARGS" ${ARGN})
+  foreach(np IN LISTS ADLIB_TEST_RANKS)
+    add_test(NAME ${name}.np${np}
+             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${ADLIB_MPIEXEC_EXTRA}
+                     ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${target}> ${MPIEXEC_POSTFLAGS} ${RUN_ARGS})
+    set_tests_properties(${name}.np${np} PROPERTIES
+      TIMEOUT ${ADLIB_TEST_TIMEOUT} LABELS "mpi;np${np};${RUN_LABELS}" PROCESSORS ${np}
+      ENVIRONMENT "${ADLIB_TEST_ENVIRONMENT}")
+  endforeach()
+endfunction()
