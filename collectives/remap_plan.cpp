@@ -99,12 +99,18 @@ PeerPieces dimension_pieces(const Range& mine, int my_coord, const Triplet& my_s
   return out;
 }
 
-// The replica of the source elements owned at `coords` that serves `receiver`.
+// The replica of the source elements owned at `coords` that serves `receiver`:
+// the receiver itself when it holds a copy, else replica number (receiver mod
+// replicas) in the order of ranks_holding().  Computed from coordinates, not
+// by listing the replicas: a source may be replicated over most of the
+// processes, and the sending side asks once per receiver.
 int sender_for(const ArrayLayout& src, const std::vector<int>& coords, int receiver) {
-  const std::vector<int> replicas = src.ranks_holding(coords);
-  if (replicas.size() == 1) return replicas[0];
-  if (std::find(replicas.begin(), replicas.end(), receiver) != replicas.end()) return receiver;
-  return replicas[static_cast<size_t>(receiver) % replicas.size()];
+  if (src.holds_data(receiver)) {
+    bool same = true;
+    for (int d = 0; d < src.rank() && same; ++d) same = src.coordinate(receiver, d) == coords[d];
+    if (same) return receiver;
+  }
+  return src.replica(coords, receiver % src.replica_count());
 }
 
 // Appends the blocks of one message: the product of one piece list per

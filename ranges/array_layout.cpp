@@ -14,9 +14,8 @@ ArrayLayout::ArrayLayout(Group group, std::vector<RangePtr> ranges)
     const auto& dim = ranges_[d]->dimension();
     if (!dim) continue;
     if (dim->grid() != group_.grid())
-      throw Error("range " + std::to_string(d) + " is distributed over " +
-                      dim->grid().describe() + ", not over the group's " +
-                      group_.grid().describe(),
+      throw Error("range " + std::to_string(d) + " is distributed over " + dim->grid().describe() +
+                      ", not over the group's " + group_.grid().describe(),
                   -1, op);
     if (!group_.is_free(dim->axis()))
       throw Error("range " + std::to_string(d) + " is distributed over axis " +
@@ -44,10 +43,10 @@ ArrayLayout ArrayLayout::section(const std::vector<Triplet>& triplets) const {
       throw Error("triplet " + t.to_string() + " is out of bounds 0.." +
                       std::to_string(base.count() - 1) + " in dimension " + std::to_string(d),
                   -1, "section");
-    out.section_[d] =
-        n == 0 ? Triplet::empty()
-               : Triplet{base.at(t.lo), base.at(t.lo) + (n - 1) * t.stride * base.stride,
-                         t.stride * base.stride};
+    out.section_[d] = n == 0
+                          ? Triplet::empty()
+                          : Triplet{base.at(t.lo), base.at(t.lo) + (n - 1) * t.stride * base.stride,
+                                    t.stride * base.stride};
   }
   return out;
 }
@@ -100,26 +99,34 @@ std::vector<int> ArrayLayout::replicated_axes() const {
   return axes;
 }
 
-std::vector<int> ArrayLayout::ranks_holding(const std::vector<int>& coords) const {
+long long ArrayLayout::replica_count() const {
+  long long n = 1;
+  for (int a : replicated_axes()) n *= group_.grid().extent(a);
+  return n;
+}
+
+int ArrayLayout::replica(const std::vector<int>& coords, long long k) const {
   const ProcessGrid& grid = group_.grid();
-  std::vector<int> base(grid.dimensions(), 0);
+  std::vector<int> c(grid.dimensions(), 0);
   for (int a = 0; a < grid.dimensions(); ++a)
-    if (!group_.is_free(a)) base[a] = group_.fixed()[a];
+    if (!group_.is_free(a)) c[a] = group_.fixed()[a];
   for (size_t d = 0; d < ranges_.size(); ++d)
-    if (ranges_[d]->dimension()) base[ranges_[d]->dimension()->axis()] = coords[d];
+    if (ranges_[d]->dimension()) c[ranges_[d]->dimension()->axis()] = coords[d];
+  // Replica k has the mixed-radix digits of k on the replicated axes, the
+  // last axis fastest (C order).
   const std::vector<int> axes = replicated_axes();
-  std::vector<int> ranks;
-  // Odometer over the replicated axes, in C order.
-  std::vector<int> c = base;
-  while (true) {
-    ranks.push_back(grid.rank_of(c));
-    int k = static_cast<int>(axes.size()) - 1;
-    for (; k >= 0; --k) {
-      if (++c[axes[k]] < grid.extent(axes[k])) break;
-      c[axes[k]] = 0;
-    }
-    if (k < 0) break;
+  for (size_t i = axes.size(); i-- > 0;) {
+    c[axes[i]] = static_cast<int>(k % grid.extent(axes[i]));
+    k /= grid.extent(axes[i]);
   }
+  return grid.rank_of(c);
+}
+
+std::vector<int> ArrayLayout::ranks_holding(const std::vector<int>& coords) const {
+  const long long n = replica_count();
+  std::vector<int> ranks;
+  ranks.reserve(static_cast<size_t>(n));
+  for (long long k = 0; k < n; ++k) ranks.push_back(replica(coords, k));
   return ranks;
 }
 
@@ -188,6 +195,8 @@ std::uint64_t fingerprint_of(const std::string& text) {
   return h;
 }
 
-std::uint64_t ArrayLayout::fingerprint() const { return fingerprint_of(describe()); }
+std::uint64_t ArrayLayout::fingerprint() const {
+  return fingerprint_of(describe());
+}
 
 }  // namespace adlib

@@ -56,8 +56,12 @@ class ArrayLayout {
   // replicated over them.
   std::vector<int> replicated_axes() const;
   // Every rank holding the elements whose owners along each dimension are
-  // coords[d] (all replicas).
+  // coords[d] (all replicas, in C order of the replicated axes).
   std::vector<int> ranks_holding(const std::vector<int>& coords) const;
+  // How many ranks hold each element, and the k-th of ranks_holding(coords)
+  // without listing them (k < replica_count()).
+  long long replica_count() const;
+  int replica(const std::vector<int>& coords, long long k) const;
 
   // For two sections of the same ranges: do they share at least one element?
   bool overlaps(const ArrayLayout& o) const;

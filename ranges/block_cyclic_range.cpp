@@ -148,6 +148,8 @@ std::string BlockCyclicRange::describe() const {
   return "block-cyclic(b=" + std::to_string(block_) + ", " + describe_common() + ")";
 }
 
-std::string CyclicRange::describe() const { return "cyclic(" + describe_common() + ")"; }
+std::string CyclicRange::describe() const {
+  return "cyclic(" + describe_common() + ")";
+}
 
 }  // namespace adlib

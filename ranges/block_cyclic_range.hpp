@@ -21,6 +21,8 @@ class BlockCyclicRange : public Range {
   Index block_size() const { return block_; }
 
   Index local_count(int coord) const override;
+  // Keep the whole-section overload visible next to the override.
+  using Range::owned_blocks;
   void owned_blocks(int coord, const Triplet& section, Index first, Index last,
                     std::vector<Block>& out) const override;
   void owners(const Triplet& indices, std::vector<int>& coords) const override;

@@ -20,6 +20,8 @@ int BlockRange::coord_of(Index global) const {
   return static_cast<int>(std::min<Index>(c, process_count() - 1));
 }
 
-std::string BlockRange::describe() const { return "block(" + describe_common() + ")"; }
+std::string BlockRange::describe() const {
+  return "block(" + describe_common() + ")";
+}
 
 }  // namespace adlib

@@ -20,8 +20,12 @@ inline Index floor_div(Index a, Index b) {
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
 }
-inline Index ceil_div(Index a, Index b) { return -floor_div(-a, b); }
-inline Index floor_mod(Index a, Index b) { return a - floor_div(a, b) * b; }
+inline Index ceil_div(Index a, Index b) {
+  return -floor_div(-a, b);
+}
+inline Index floor_mod(Index a, Index b) {
+  return a - floor_div(a, b) * b;
+}
 
 inline Index gcd(Index a, Index b) {
   a = a < 0 ? -a : a;

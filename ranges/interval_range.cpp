@@ -24,8 +24,8 @@ void IntervalRange::owned_blocks(int coord, const Triplet& section, Index first,
   k_last = std::min(k_last, last);
   if (k_first > k_last) return;
   const Index g = section.at(k_first);
-  out.push_back(Block{k_last - k_first + 1, g, section.stride, ghost_low() + g - begin,
-                      section.stride});
+  out.push_back(
+      Block{k_last - k_first + 1, g, section.stride, ghost_low() + g - begin, section.stride});
 }
 
 void IntervalRange::owners(const Triplet& indices, std::vector<int>& coords) const {

@@ -11,6 +11,8 @@ namespace adlib {
 class IntervalRange : public Range {
  public:
   Index local_count(int coord) const override;
+  // Keep the whole-section overload visible next to the override.
+  using Range::owned_blocks;
   void owned_blocks(int coord, const Triplet& section, Index first, Index last,
                     std::vector<Block>& out) const override;
   void owners(const Triplet& indices, std::vector<int>& coords) const override;

@@ -46,7 +46,9 @@ ProcessGrid ProcessGrid::balanced(const Comm& comm, int dimensions) {
   return ProcessGrid(comm, shape);
 }
 
-Dimension ProcessGrid::dim(int axis) const { return Dimension(*this, axis); }
+Dimension ProcessGrid::dim(int axis) const {
+  return Dimension(*this, axis);
+}
 
 std::vector<int> ProcessGrid::coordinates(int rank) const {
   std::vector<int> c(state_->shape.size());
@@ -117,7 +119,8 @@ int Group::size() const {
 std::string Group::describe() const {
   std::string s = grid_.describe();
   for (size_t a = 0; a < fixed_.size(); ++a)
-    if (fixed_[a] >= 0) s += ".restrict(" + std::to_string(a) + "," + std::to_string(fixed_[a]) + ")";
+    if (fixed_[a] >= 0)
+      s += ".restrict(" + std::to_string(a) + "," + std::to_string(fixed_[a]) + ")";
   return s;
 }
 

@@ -49,7 +49,8 @@ class ProcessGrid {
   const Comm& comm() const;  // throws if made without one
 
   bool operator==(const ProcessGrid& o) const {
-    return state_ == o.state_ || (state_->shape == o.state_->shape && state_->comm == o.state_->comm);
+    return state_ == o.state_ ||
+           (state_->shape == o.state_->shape && state_->comm == o.state_->comm);
   }
   bool operator!=(const ProcessGrid& o) const { return !(*this == o); }
   std::string describe() const;

@@ -41,9 +41,9 @@ void Range::check_coord(int coord, const char* operation) const {
 
 void Range::check_global(Index global, const char* operation) const {
   if (global < 0 || global >= extent_)
-    throw Error("global index " + std::to_string(global) + " outside 0.." +
-                    std::to_string(extent_ - 1),
-                -1, std::string("Range::") + operation);
+    throw Error(
+        "global index " + std::to_string(global) + " outside 0.." + std::to_string(extent_ - 1), -1,
+        std::string("Range::") + operation);
 }
 
 }  // namespace adlib

@@ -48,9 +48,7 @@ class Range {
   Index ghost_high() const { return ghost_high_; }
   bool periodic() const { return periodic_; }
   // Local allocation along this dimension: ghosts + owned.
-  Index local_allocation(int coord) const {
-    return ghost_low_ + local_count(coord) + ghost_high_;
-  }
+  Index local_allocation(int coord) const { return ghost_low_ + local_count(coord) + ghost_high_; }
 
   // Canonical blocks of `section` held by `coord`, clipped to section
   // positions first..last, appended to `out` in increasing position of their
@@ -80,8 +78,8 @@ class Range {
   }
 
  protected:
-  Range(Index extent, std::optional<Dimension> dimension, Index ghost_low = 0,
-        Index ghost_high = 0, bool periodic = false);
+  Range(Index extent, std::optional<Dimension> dimension, Index ghost_low = 0, Index ghost_high = 0,
+        bool periodic = false);
   std::string describe_common() const;  // dimension, ghosts: for describe()
   void check_coord(int coord, const char* operation) const;
   void check_global(Index global, const char* operation) const;

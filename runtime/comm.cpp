@@ -94,7 +94,7 @@ TagLease::TagLease(TagLease&& other) noexcept : state_(std::move(other.state_)),
 
 TagLease& TagLease::operator=(TagLease&& other) noexcept {
   if (this != &other) {
-    this->~TagLease();
+    release();
     state_ = std::move(other.state_);
     tag_ = other.tag_;
     other.tag_ = -1;
@@ -103,6 +103,10 @@ TagLease& TagLease::operator=(TagLease&& other) noexcept {
 }
 
 TagLease::~TagLease() {
+  release();
+}
+
+void TagLease::release() noexcept {
   if (state_ && tag_ >= 0) {
     std::lock_guard<std::mutex> lock(state_->mutex);
     state_->tags.release(tag_);

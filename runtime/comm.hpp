@@ -39,6 +39,7 @@ class TagLease {
   friend class Comm;
   struct State;
   TagLease(std::shared_ptr<State> state, int tag) : state_(std::move(state)), tag_(tag) {}
+  void release() noexcept;  // gives the tag back (idempotent)
   std::shared_ptr<State> state_;
   int tag_ = -1;
 };

@@ -120,3 +120,24 @@ TEST(Error, MpiFailureBecomesException) {
 }
 
 }  // namespace
+
+namespace {
+
+// Move-assigning over a live lease must return the overwritten tag (the
+// first version destroyed the lease in place and reused its members).
+TEST(Comm, MoveAssignedLeaseReturnsTheOverwrittenTag) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  const int before = comm.live_tags();
+  {
+    adlib::TagLease a = comm.lease_tag();
+    adlib::TagLease b = comm.lease_tag();
+    const int b_tag = b.tag();
+    a = std::move(b);
+    EXPECT_EQ(a.tag(), b_tag);
+    EXPECT_EQ(b.tag(), -1);
+    EXPECT_EQ(comm.live_tags(), before + 1);
+  }
+  EXPECT_EQ(comm.live_tags(), before);
+}
+
+}  // namespace
