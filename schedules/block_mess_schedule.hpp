@@ -56,7 +56,18 @@ class BlockMessSchedule {
 
   void send(int peer, const StridedBlock& block) { plan_.send(peer, block); }
   void recv(int peer, const StridedBlock& block) { plan_.recv(peer, block); }
-  void build() { plan_.build(); }
+  // Collective: every rank's declarations are checked and the verdict is
+  // agreed (one MPI_Allreduce), so an invalid send() or recv() on any rank
+  // throws the same adlib::Error on every rank before a message is posted.
+  void build() {
+    std::string error;
+    try {
+      plan_.build();
+    } catch (const Error& e) {
+      error = e.message();
+    }
+    agree_on_errors(comm_, error, 0, "BlockMessSchedule");
+  }
   // Allocates the pack buffers for elements of type T now rather than at the
   // first execution (a schedule whose element type is known at construction
   // pays for its memory at set-up, like every other plan).

@@ -11,21 +11,18 @@ namespace {
 
 constexpr const char* kOperation = "BlockMessSchedule";
 
-void check_request(int peer, const StridedBlock& block, int process_count) {
+// Empty when the request is valid, else why not.
+std::string request_error(int peer, const StridedBlock& block, int process_count) {
   if (peer < 0 || peer >= process_count)
-    throw Error("peer " + std::to_string(peer) + " is outside the communicator of " +
-                    std::to_string(process_count) + " ranks",
-                world_rank_or_unknown(), kOperation);
+    return "peer " + std::to_string(peer) + " is outside the communicator of " +
+           std::to_string(process_count) + " ranks";
   if (block.rank < 0 || block.rank > kMaxBlockRank)
-    throw Error("block rank " + std::to_string(block.rank) + " is out of range",
-                world_rank_or_unknown(), kOperation);
+    return "block rank " + std::to_string(block.rank) + " is out of range";
   for (int d = 0; d < block.rank; ++d)
-    if (block.extents[d] < 0)
-      throw Error("negative extent in block " + block.to_string(), world_rank_or_unknown(),
-                  kOperation);
+    if (block.extents[d] < 0) return "negative extent in block " + block.to_string();
   if (block.count() > 0 && block.lowest_offset() < 0)
-    throw Error("block " + block.to_string() + " reaches below the start of local memory",
-                world_rank_or_unknown(), kOperation);
+    return "block " + block.to_string() + " reaches below the start of local memory";
+  return {};
 }
 
 // Both blocks of a local copy must drop and fuse the same dimensions, so they
@@ -197,7 +194,9 @@ void BlockMessagePlan::append(std::vector<Request>& requests, int peer, const St
 
 void BlockMessagePlan::send(int peer, const StridedBlock& block) {
   if (built_) throw Error("send() after build()", world_rank_or_unknown(), kOperation);
-  check_request(peer, block, process_count_);
+  if (!error_.empty()) return;
+  error_ = request_error(peer, block, process_count_);
+  if (!error_.empty()) return;
   if (block.count() == 0) return;
   send_required_ = std::max(send_required_, block.highest_offset() + 1);
   if (peer == my_rank_)
@@ -208,7 +207,9 @@ void BlockMessagePlan::send(int peer, const StridedBlock& block) {
 
 void BlockMessagePlan::recv(int peer, const StridedBlock& block) {
   if (built_) throw Error("recv() after build()", world_rank_or_unknown(), kOperation);
-  check_request(peer, block, process_count_);
+  if (!error_.empty()) return;
+  error_ = request_error(peer, block, process_count_);
+  if (!error_.empty()) return;
   if (block.count() == 0) return;
   recv_required_ = std::max(recv_required_, block.highest_offset() + 1);
   if (peer == my_rank_)
@@ -219,6 +220,7 @@ void BlockMessagePlan::recv(int peer, const StridedBlock& block) {
 
 void BlockMessagePlan::build() {
   if (built_) throw Error("build() called twice", world_rank_or_unknown(), kOperation);
+  if (!error_.empty()) throw Error(error_, world_rank_or_unknown(), kOperation);
   std::int64_t self_send_count = 0, self_recv_count = 0;
   for (const auto& b : self_send_requests_) self_send_count += b.count();
   for (const auto& b : self_recv_requests_) self_recv_count += b.count();

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "runtime/strided_block.hpp"
@@ -46,8 +47,12 @@ class BlockMessagePlan {
   // blocks per peer into one message, fuses runs of equally shaped blocks,
   // separates self-messages into local copies and assigns buffer offsets.
   // Throws adlib::Error for invalid requests (peer out of range, negative
-  // offsets, self-send and self-receive element counts that differ).
+  // offsets, self-send and self-receive element counts that differ).  An
+  // invalid send() or recv() is recorded rather than thrown, so that a
+  // collective caller can agree on it at build() (see BlockMessSchedule).
   void build();
+  // The first invalid request, empty if none.
+  const std::string& error() const { return error_; }
   bool built() const { return built_; }
 
   const std::vector<PeerMessage>& send_messages() const { return sends_; }
@@ -101,6 +106,7 @@ class BlockMessagePlan {
   std::int64_t send_buffer_count_ = 0, recv_buffer_count_ = 0;
   std::int64_t send_required_ = 0, recv_required_ = 0;
   int my_rank_ = 0, process_count_ = 1;
+  std::string error_;
   bool built_ = false;
 };
 

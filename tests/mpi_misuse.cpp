@@ -280,15 +280,25 @@ void declare_ring(adlib::BlockMessSchedule<>& s, int me, int P) {
 TEST_F(Misuse, BlockMessScheduleMisuse) {
   const int P = comm_.size(), me = comm_.rank();
   using Schedule = adlib::BlockMessSchedule<>;
-  {
+  // Invalid declarations are reported by the collective build(), on every
+  // rank, even when only one rank made them.
+  auto expect_build_error = [&](auto&& declare, const std::string& needle) {
     Schedule s(comm_);
-    expect_error_everywhere([&] { s.send(P, adlib::StridedBlock::make(0, {1}, {1})); },
-                            "outside the communicator");
-    expect_error_everywhere([&] { s.recv(-1, adlib::StridedBlock::make(0, {1}, {1})); },
-                            "outside the communicator");
-    expect_error_everywhere([&] { s.send(0, adlib::StridedBlock::make(1, {3}, {-1})); },
-                            "below the start");
-  }
+    declare(s);
+    expect_error_everywhere([&] { s.build(); }, needle);
+  };
+  expect_build_error([&](Schedule& s) { s.send(P, adlib::StridedBlock::make(0, {1}, {1})); },
+                     "outside the communicator");
+  expect_build_error([&](Schedule& s) { s.recv(-1, adlib::StridedBlock::make(0, {1}, {1})); },
+                     "outside the communicator");
+  expect_build_error([&](Schedule& s) { s.send(0, adlib::StridedBlock::make(1, {3}, {-1})); },
+                     "below the start");
+  expect_build_error(
+      [&](Schedule& s) {
+        declare_ring(s, me, P);
+        if (me == P - 1) s.send(P + 3, adlib::StridedBlock::make(0, {1}, {1}));
+      },
+      "outside the communicator");
   {
     Schedule s(comm_);
     declare_ring(s, me, P);

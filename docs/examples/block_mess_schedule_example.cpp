@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
   ring.send(right, adlib::StridedBlock::make(0, {2, 2}, {4, 1}));  // top-left 2 x 2
   ring.recv(left, adlib::StridedBlock::make(8, {4}, {1}));         // row 2
   ring.recv(left, adlib::StridedBlock::make(12, {4}, {1}));        // row 3
-  ring.build();  // local: no messages, so every rank may build at its own pace
+  ring.build();  // collective: agrees that every rank's declarations are valid
 
   Matrix a("a", 16), b("b", 16), c("c", 16);
   Kokkos::parallel_for(
