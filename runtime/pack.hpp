@@ -16,6 +16,8 @@
 
 #include <Kokkos_Core.hpp>
 #include <cstdint>
+#include <cstdlib>
+#include <utility>
 
 #include "runtime/strided_block.hpp"
 
@@ -65,16 +67,62 @@ inline void copy_row(T* __restrict__ to, std::int64_t to_step, const T* __restri
   }
 }
 
+// order_together_by for one leading block and `count` partners: the same
+// permutation (by the leading block's strides) and the same fusions for all.
+inline void order_all_by_first(StridedBlock& lead, StridedBlock* partners, int count) {
+  int perm[kMaxBlockRank];
+  for (int d = 0; d < lead.rank; ++d) perm[d] = d;
+  for (int i = 1; i < lead.rank; ++i)  // insertion sort: stable, rank <= 8
+    for (int j = i;
+         j > 0 && std::llabs(lead.strides[perm[j - 1]]) < std::llabs(lead.strides[perm[j]]); --j)
+      std::swap(perm[j - 1], perm[j]);
+  auto permute = [&](StridedBlock& b) {
+    StridedBlock p = b;
+    for (int d = 0; d < b.rank; ++d) {
+      p.extents[d] = b.extents[perm[d]];
+      p.strides[d] = b.strides[perm[d]];
+    }
+    b = p;
+  };
+  permute(lead);
+  for (int k = 0; k < count; ++k) permute(partners[k]);
+  // Drop extent-1 dimensions; fuse neighbours where every block allows it.
+  int n = 0;
+  for (int d = 0; d < lead.rank; ++d) {
+    if (lead.extents[d] == 1) continue;
+    bool fuse = n > 0 && lead.strides[n - 1] == lead.strides[d] * lead.extents[d];
+    for (int k = 0; fuse && k < count; ++k)
+      fuse = partners[k].strides[n - 1] == partners[k].strides[d] * partners[k].extents[d];
+    auto place = [&](StridedBlock& b) {
+      if (fuse) {
+        b.extents[n - 1] *= b.extents[d];
+        b.strides[n - 1] = b.strides[d];
+      } else {
+        b.extents[n] = b.extents[d];
+        b.strides[n] = b.strides[d];
+      }
+    };
+    place(lead);
+    for (int k = 0; k < count; ++k) place(partners[k]);
+    if (!fuse) ++n;
+  }
+  lead.rank = n;
+  for (int k = 0; k < count; ++k) partners[k].rank = n;
+}
+
 }  // namespace detail
 
 // Element-by-element copy between two blocks of equal extents (the blocks
-// are not normalised separately: they must keep matching dimensions).
+// are not normalised separately: they must keep matching dimensions).  The
+// walk follows the destination's memory order, so writes are sequential
+// whatever order the blocks were declared in.
 template <class T, class ExecSpace>
 void copy_block(const ExecSpace& space, T* dst, const StridedBlock& dst_block, const T* src,
                 const StridedBlock& src_block) {
   const std::int64_t n = src_block.count();
   if (n == 0) return;
-  const StridedBlock d = dst_block, s = src_block;
+  StridedBlock d = dst_block, s = src_block;
+  order_together_by(d, s);
   if constexpr (detail::runs_on_host<ExecSpace>()) {
     if (s.rank == 0) {
       dst[d.offset] = src[s.offset];
@@ -111,6 +159,18 @@ void copy_block(const ExecSpace& space, T* dst, const StridedBlock& dst_block, c
   }
 }
 
+// Several copies whose source blocks have the same extents and strides and
+// differ only in offset (a pack and a local copy reading alternate elements
+// or tiles of the same rows): the sources are walked once, in chunks that
+// stay in cache while every copy takes its part, instead of once per copy.
+// targets[k] / target_blocks[k] receive the elements of source_blocks[k].
+constexpr int kMaxSharedSourceCopies = 8;
+
+template <class T, class ExecSpace>
+void copy_blocks_sharing_source(const ExecSpace& space, const T* src,
+                                const StridedBlock* source_blocks, T* const* targets,
+                                const StridedBlock* target_blocks, int count);
+
 template <class T, class ExecSpace>
 void pack_block(const ExecSpace& space, const T* memory, const StridedBlock& block, T* buffer) {
   const StridedBlock b = block.normalized();
@@ -121,6 +181,69 @@ template <class T, class ExecSpace>
 void unpack_block(const ExecSpace& space, T* memory, const StridedBlock& block, const T* buffer) {
   const StridedBlock b = block.normalized();
   copy_block<T>(space, memory, b, buffer, detail::dense_like(b));
+}
+
+template <class T, class ExecSpace>
+void copy_blocks_sharing_source(const ExecSpace& space, const T* src,
+                                const StridedBlock* source_blocks, T* const* targets,
+                                const StridedBlock* target_blocks, int count) {
+  if constexpr (!detail::runs_on_host<ExecSpace>()) {
+    // Devices gain nothing from the shared walk: one thread per element.
+    for (int k = 0; k < count; ++k)
+      copy_block<T>(space, targets[k], target_blocks[k], src, source_blocks[k]);
+  } else {
+    if (count <= 0 || source_blocks[0].count() == 0) return;
+    // One shared walk order (the source's memory order) and shared fusion:
+    // the source and every target keep matching dimensions.
+    StridedBlock source = source_blocks[0];
+    StridedBlock target[kMaxSharedSourceCopies];
+    std::int64_t source_offset[kMaxSharedSourceCopies];
+    T* target_base[kMaxSharedSourceCopies];
+    for (int k = 0; k < count; ++k) {
+      target[k] = target_blocks[k];
+      source_offset[k] = source_blocks[k].offset;
+      target_base[k] = targets[k];
+    }
+    detail::order_all_by_first(source, target, count);
+    const int r = source.rank;
+    if (r == 0) {
+      for (int k = 0; k < count; ++k) target_base[k][target[k].offset] = src[source_offset[k]];
+      return;
+    }
+    const std::int64_t inner = source.extents[r - 1], sstep = source.strides[r - 1];
+    const std::int64_t outer = r == 1 ? 1 : source.extents[0];
+    std::int64_t rows_per_outer = 1;
+    for (int d = 1; d < r - 1; ++d) rows_per_outer *= source.extents[d];
+    constexpr std::int64_t kChunk = 512;  // elements per copy before the next copy's turn
+    Kokkos::parallel_for("adlib::copy_shared_source",
+                         Kokkos::RangePolicy<ExecSpace>(space, 0, outer), [=](std::int64_t o) {
+                           std::int64_t index[kMaxBlockRank] = {};
+                           std::int64_t so = r > 1 ? o * source.strides[0] : 0;
+                           std::int64_t to[kMaxSharedSourceCopies];
+                           for (int k = 0; k < count; ++k)
+                             to[k] = target[k].offset + (r > 1 ? o * target[k].strides[0] : 0);
+                           for (std::int64_t row = 0; row < rows_per_outer; ++row) {
+                             for (std::int64_t c = 0; c < inner; c += kChunk) {
+                               const std::int64_t n = inner - c < kChunk ? inner - c : kChunk;
+                               for (int k = 0; k < count; ++k) {
+                                 const std::int64_t tstep = target[k].strides[r - 1];
+                                 detail::copy_row(target_base[k] + to[k] + c * tstep, tstep,
+                                                  src + source_offset[k] + so + c * sstep, sstep,
+                                                  n);
+                               }
+                             }
+                             for (int d = r - 2; d >= 1; --d) {
+                               so += source.strides[d];
+                               for (int k = 0; k < count; ++k) to[k] += target[k].strides[d];
+                               if (++index[d] < source.extents[d]) break;
+                               so -= source.strides[d] * source.extents[d];
+                               for (int k = 0; k < count; ++k)
+                                 to[k] -= target[k].strides[d] * target[k].extents[d];
+                               index[d] = 0;
+                             }
+                           }
+                         });
+  }
 }
 
 }  // namespace adlib

@@ -1,5 +1,8 @@
 #include "runtime/strided_block.hpp"
 
+#include <algorithm>
+#include <cstdlib>
+
 #include "runtime/error.hpp"
 
 namespace adlib {
@@ -90,6 +93,66 @@ std::string StridedBlock::to_string() const {
   s += "], strides [";
   for (int d = 0; d < rank; ++d) s += (d ? "," : "") + std::to_string(strides[d]);
   return s + "]}";
+}
+
+void normalize_together(StridedBlock& a, StridedBlock& b) {
+  StridedBlock x, y;
+  x.offset = a.offset;
+  y.offset = b.offset;
+  int n = 0;
+  for (int d = 0; d < a.rank; ++d) {
+    if (a.extents[d] == 1) continue;
+    if (n > 0 && x.strides[n - 1] == a.strides[d] * a.extents[d] &&
+        y.strides[n - 1] == b.strides[d] * b.extents[d]) {
+      x.extents[n - 1] *= a.extents[d];
+      y.extents[n - 1] *= b.extents[d];
+      x.strides[n - 1] = a.strides[d];
+      y.strides[n - 1] = b.strides[d];
+      continue;
+    }
+    x.extents[n] = a.extents[d];
+    y.extents[n] = b.extents[d];
+    x.strides[n] = a.strides[d];
+    y.strides[n] = b.strides[d];
+    ++n;
+  }
+  x.rank = y.rank = n;
+  a = x;
+  b = y;
+}
+
+namespace {
+void walk_order(const StridedBlock& b, int* perm) {
+  for (int d = 0; d < b.rank; ++d) perm[d] = d;
+  std::stable_sort(perm, perm + b.rank, [&](int i, int j) {
+    return std::llabs(b.strides[i]) > std::llabs(b.strides[j]);
+  });
+}
+}  // namespace
+
+void order_together_by(StridedBlock& order, StridedBlock& other) {
+  int perm[kMaxBlockRank];
+  walk_order(order, perm);
+  StridedBlock a = order, b = other;
+  for (int d = 0; d < order.rank; ++d) {
+    a.extents[d] = order.extents[perm[d]];
+    a.strides[d] = order.strides[perm[d]];
+    b.extents[d] = other.extents[perm[d]];
+    b.strides[d] = other.strides[perm[d]];
+  }
+  normalize_together(a, b);
+  order = a;
+  other = b;
+}
+
+bool same_walk_order(const StridedBlock& a, const StridedBlock& b) {
+  if (a.rank != b.rank) return false;
+  int pa[kMaxBlockRank], pb[kMaxBlockRank];
+  walk_order(a, pa);
+  walk_order(b, pb);
+  for (int d = 0; d < a.rank; ++d)
+    if (a.extents[pa[d]] > 1 && pa[d] != pb[d]) return false;
+  return true;
 }
 
 bool same_extents(const StridedBlock& a, const StridedBlock& b) {

@@ -49,6 +49,23 @@ struct StridedBlock {
   std::string to_string() const;
 };
 
+// Normalises two blocks of equal extents together, so that they keep
+// matching dimensions (element k of one still pairs with element k of the
+// other): extent-1 dimensions dropped, neighbours fused only where both
+// blocks allow it.
+void normalize_together(StridedBlock& a, StridedBlock& b);
+
+// Reorders the dimensions of two blocks of equal extents (the same
+// permutation for both, so the element pairing is unchanged) so that `order`
+// is walked with its largest absolute strides outermost, then normalises
+// them together.  Copies walk their destination this way: sequential writes.
+void order_together_by(StridedBlock& order, StridedBlock& other);
+
+// Do walking `a` and `b` (equal extents) in the order of their largest
+// strides visit the dimensions in the same order?  Then a copy between them
+// reads and writes memory sequentially at once.
+bool same_walk_order(const StridedBlock& a, const StridedBlock& b);
+
 // Same rank, extents and strides (offsets may differ).
 bool same_shape(const StridedBlock& a, const StridedBlock& b);
 // Same rank and extents (strides and offsets may differ).

@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "runtime/comm.hpp"
@@ -150,6 +151,23 @@ class BlockMessSchedule {
   template <class T>
   static void finish_typed(BlockMessSchedule& self);
 
+  // A copy that reads the source memory of an execution: a pack (into the
+  // buffer, at the dense block `target`) or a local copy (into `dst`).
+  struct SourceCopy {
+    StridedBlock source;
+    StridedBlock target;
+    bool into_buffer;
+  };
+  // Copies whose sources have one shape, walked together (see
+  // copy_blocks_sharing_source); `packs` says whether it feeds a message.
+  struct SourceWalk {
+    std::vector<SourceCopy> copies;
+    bool packs = false;
+  };
+  const std::vector<SourceWalk>& source_walks(Direction d);
+  template <class T>
+  void run_walk(const SourceWalk& walk, T* dst, const T* src, T* buffer);
+
   Comm comm_;
   TagLease tag_;
   BlockMessagePlan plan_;
@@ -160,6 +178,9 @@ class BlockMessSchedule {
   std::size_t buffer_element_size_ = 0;
   Bytes send_side_, recv_side_, local_;
   HostBytes send_side_host_, recv_side_host_;
+
+  std::vector<SourceWalk> walks_[2];
+  bool walks_ready_[2] = {false, false};
 
   std::vector<std::pair<std::size_t, MPI_Datatype>> types_;
   std::vector<RequestSet> request_sets_;
@@ -281,6 +302,78 @@ typename BlockMessSchedule<MemorySpace>::RequestSet& BlockMessSchedule<MemorySpa
 }
 
 template <class MemorySpace>
+const std::vector<typename BlockMessSchedule<MemorySpace>::SourceWalk>&
+BlockMessSchedule<MemorySpace>::source_walks(Direction d) {
+  const int which = d == Direction::forward ? 0 : 1;
+  if (walks_ready_[which]) return walks_[which];
+  std::vector<SourceCopy> copies;
+  for (const auto& m : outgoing(d)) {
+    if (m.direct && !staged()) continue;
+    std::int64_t position = buffer_offset(m);
+    for (const auto& block : m.blocks) {
+      StridedBlock dense = detail::dense_like(block);
+      dense.offset = position;
+      copies.push_back({block, dense, true});
+      position += block.count();
+    }
+  }
+  if (!plan_.local_copies_staged())
+    for (const auto& c : plan_.local_copies())
+      copies.push_back(d == Direction::forward ? SourceCopy{c.send_side, c.recv_side, false}
+                                               : SourceCopy{c.recv_side, c.send_side, false});
+  // Group by source shape (rank, extents, strides), at most
+  // kMaxSharedSourceCopies per walk, keeping the declaration order; only
+  // copies that read and write in the same order share a walk.
+  std::vector<SourceWalk>& walks = walks_[which];
+  std::unordered_map<std::string, std::size_t> open;  // shape -> walk that can take more
+  for (const auto& c : copies) {
+    const StridedBlock& b = c.source;
+    std::string shape(reinterpret_cast<const char*>(&b.rank), sizeof b.rank);
+    shape.append(reinterpret_cast<const char*>(b.extents), sizeof(std::int64_t) * b.rank);
+    shape.append(reinterpret_cast<const char*>(b.strides), sizeof(std::int64_t) * b.rank);
+    // A copy whose target is walked in another order than its source keeps
+    // a walk of its own (copy_block then follows the target's order):
+    // sharing the source's order would scatter its writes.
+    const bool shareable = same_walk_order(c.source, c.target);
+    auto it = shareable ? open.find(shape) : open.end();
+    std::size_t home_index;
+    if (it != open.end() &&
+        static_cast<int>(walks[it->second].copies.size()) < kMaxSharedSourceCopies) {
+      home_index = it->second;
+    } else {
+      walks.emplace_back();
+      home_index = walks.size() - 1;
+      if (shareable) open.insert_or_assign(shape, home_index);
+    }
+    SourceWalk& home = walks[home_index];
+    home.copies.push_back(c);
+    home.packs = home.packs || c.into_buffer;
+  }
+  walks_ready_[which] = true;
+  return walks;
+}
+
+template <class MemorySpace>
+template <class T>
+void BlockMessSchedule<MemorySpace>::run_walk(const SourceWalk& walk, T* dst, const T* src,
+                                              T* buffer) {
+  const int n = static_cast<int>(walk.copies.size());
+  if (n == 1) {
+    const SourceCopy& c = walk.copies.front();
+    copy_block<T>(space_, c.into_buffer ? buffer : dst, c.target, src, c.source);
+    return;
+  }
+  StridedBlock sources[kMaxSharedSourceCopies], targets[kMaxSharedSourceCopies];
+  T* bases[kMaxSharedSourceCopies];
+  for (int k = 0; k < n; ++k) {
+    sources[k] = walk.copies[k].source;
+    targets[k] = walk.copies[k].target;
+    bases[k] = walk.copies[k].into_buffer ? buffer : dst;
+  }
+  copy_blocks_sharing_source<T>(space_, src, sources, bases, targets, n);
+}
+
+template <class MemorySpace>
 template <class T>
 void BlockMessSchedule<MemorySpace>::start(T* dst, std::size_t dst_span, const T* src,
                                            std::size_t src_span, Direction direction) {
@@ -307,18 +400,15 @@ void BlockMessSchedule<MemorySpace>::start(T* dst, std::size_t dst_span, const T
     ADLIB_MPI(MPI_Startall(static_cast<int>(requests.incoming.size()), requests.incoming.data()),
               op);
 
-  // Pack every outgoing message that is not sent from user memory.
+  // Packs, together with the local copies that read the same rows.
   T* out_buffer = reinterpret_cast<T*>((forward ? send_side_ : recv_side_).data());
+  const auto& walks = source_walks(direction);
   bool packed = false;
-  for (const auto& m : outgoing(direction)) {
-    if (m.direct && !stage) continue;
-    std::int64_t position = buffer_offset(m);
-    for (const auto& block : m.blocks) {
-      pack_block<T>(space_, src, block, out_buffer + position);
-      position += block.count();
+  for (const auto& walk : walks)
+    if (walk.packs) {
+      run_walk<T>(walk, dst, src, out_buffer);
+      packed = true;
     }
-    packed = true;
-  }
   if (packed || stage) space_.fence();
   if (stage) {
     auto& host = forward ? send_side_host_ : recv_side_host_;
@@ -328,7 +418,9 @@ void BlockMessSchedule<MemorySpace>::start(T* dst, std::size_t dst_span, const T
     ADLIB_MPI(MPI_Startall(static_cast<int>(requests.outgoing.size()), requests.outgoing.data()),
               op);
 
-  // Local copies overlap with the messages in flight.
+  // The remaining local copies overlap with the messages in flight.
+  for (const auto& walk : walks)
+    if (!walk.packs) run_walk<T>(walk, dst, src, out_buffer);
   if (plan_.local_copies_staged()) {
     T* local = reinterpret_cast<T*>(local_.data());
     const auto& from = forward ? plan_.local_send_blocks() : plan_.local_recv_blocks();
@@ -342,13 +434,6 @@ void BlockMessSchedule<MemorySpace>::start(T* dst, std::size_t dst_span, const T
     for (const auto& b : to) {
       unpack_block<T>(space_, dst, b, local + position);
       position += b.count();
-    }
-  } else {
-    for (const auto& c : plan_.local_copies()) {
-      if (forward)
-        copy_block<T>(space_, dst, c.recv_side, src, c.send_side);
-      else
-        copy_block<T>(space_, dst, c.send_side, src, c.recv_side);
     }
   }
 

@@ -25,32 +25,9 @@ std::string request_error(int peer, const StridedBlock& block, int process_count
   return {};
 }
 
-// Both blocks of a local copy must drop and fuse the same dimensions, so they
-// are normalised together.
-LocalCopy normalize_pair(const LocalCopy& pair) {
-  const StridedBlock &s = pair.send_side, &r = pair.recv_side;
-  LocalCopy out;
-  out.send_side.offset = s.offset;
-  out.recv_side.offset = r.offset;
-  int n = 0;
-  for (int d = 0; d < s.rank; ++d) {
-    if (s.extents[d] == 1) continue;
-    if (n > 0 && out.send_side.strides[n - 1] == s.strides[d] * s.extents[d] &&
-        out.recv_side.strides[n - 1] == r.strides[d] * r.extents[d]) {
-      out.send_side.extents[n - 1] *= s.extents[d];
-      out.recv_side.extents[n - 1] *= r.extents[d];
-      out.send_side.strides[n - 1] = s.strides[d];
-      out.recv_side.strides[n - 1] = r.strides[d];
-      continue;
-    }
-    out.send_side.extents[n] = s.extents[d];
-    out.recv_side.extents[n] = r.extents[d];
-    out.send_side.strides[n] = s.strides[d];
-    out.recv_side.strides[n] = r.strides[d];
-    ++n;
-  }
-  out.send_side.rank = out.recv_side.rank = n;
-  return out;
+LocalCopy normalize_pair(LocalCopy pair) {
+  normalize_together(pair.send_side, pair.recv_side);
+  return pair;
 }
 
 // Pairs with equal shapes whose offsets advance by constants on both sides

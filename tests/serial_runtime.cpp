@@ -109,6 +109,51 @@ TEST(Pack, RandomBlocksMatchReference) {
   }
 }
 
+// Copies that share a source shape and walk together must write exactly what
+// the same copies made one by one write (targets of several shapes, and
+// chunking over inner extents longer than one chunk).
+TEST(Pack, SharedSourceWalkMatchesSeparateCopies) {
+  std::mt19937 rng(4242);
+  Kokkos::DefaultHostExecutionSpace space;
+  for (int trial = 0; trial < 300; ++trial) {
+    std::int64_t needed = 0;
+    adlib::StridedBlock shape = random_block(rng, needed);
+    if (trial % 10 == 0) shape = adlib::StridedBlock::make(3, {1500}, {2});  // long inner rows
+    const int copies = std::uniform_int_distribution<int>(1, adlib::kMaxSharedSourceCopies)(rng);
+    std::vector<adlib::StridedBlock> sources, targets;
+    std::int64_t source_span = 0;
+    for (int k = 0; k < copies; ++k) {
+      adlib::StridedBlock s = shape;
+      s.offset = shape.offset + k;  // interleaved reads of the same rows
+      sources.push_back(s);
+      source_span = std::max(source_span, s.count() > 0 ? s.highest_offset() + 1 : 0);
+      adlib::StridedBlock t = s;  // a target of the same extents, own strides
+      std::int64_t stride = 1;
+      for (int d = t.rank - 1; d >= 0; --d) {
+        t.strides[d] = (k % 2 == 0 ? 1 : 2) * stride;
+        stride *= std::max<std::int64_t>(t.extents[d], 1) * (k % 2 == 0 ? 1 : 2);
+      }
+      t.offset = 0;
+      targets.push_back(t);
+    }
+    std::vector<double> source(source_span + needed);
+    for (size_t i = 0; i < source.size(); ++i) source[i] = double(i);
+    std::vector<std::vector<double>> together(copies), separate(copies);
+    std::vector<double*> bases;
+    for (int k = 0; k < copies; ++k) {
+      const std::int64_t span = targets[k].count() > 0 ? targets[k].highest_offset() + 1 : 1;
+      together[k].assign(span, -1.0);
+      separate[k].assign(span, -1.0);
+      bases.push_back(together[k].data());
+      adlib::copy_block<double>(space, separate[k].data(), targets[k], source.data(), sources[k]);
+    }
+    adlib::copy_blocks_sharing_source<double>(space, source.data(), sources.data(), bases.data(),
+                                              targets.data(), copies);
+    space.fence();
+    for (int k = 0; k < copies; ++k) ASSERT_EQ(together[k], separate[k]) << shape.to_string();
+  }
+}
+
 TEST(StridedBlock, NormalizeKeepsElementSequence) {
   std::mt19937 rng(777);
   for (int trial = 0; trial < 500; ++trial) {
