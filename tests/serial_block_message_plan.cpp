@@ -9,6 +9,7 @@
 #include <map>
 #include <vector>
 
+#include "block_reference.hpp"
 #include "runtime/error.hpp"
 #include "schedules/block_message_plan.hpp"
 #include "test_layouts.hpp"
@@ -17,24 +18,9 @@ namespace {
 
 using adlib::BlockMessagePlan;
 using adlib::StridedBlock;
-using Offsets = std::vector<std::int64_t>;
+using adlib_test::Offsets;
 
-Offsets offsets_of(const StridedBlock& b) {
-  Offsets out;
-  if (b.count() == 0) return out;
-  std::int64_t index[adlib::kMaxBlockRank] = {};
-  while (true) {
-    std::int64_t o = b.offset;
-    for (int d = 0; d < b.rank; ++d) o += index[d] * b.strides[d];
-    out.push_back(o);
-    int d = b.rank - 1;
-    for (; d >= 0; --d) {
-      if (++index[d] < b.extents[d]) break;
-      index[d] = 0;
-    }
-    if (d < 0) return out;
-  }
-}
+using adlib_test::offsets_of;
 
 void append(Offsets& to, const StridedBlock& b) {
   const Offsets o = offsets_of(b);

@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "block_reference.hpp"
 #include "runtime/error.hpp"
 #include "runtime/pack.hpp"
 #include "runtime/tag_allocator.hpp"
@@ -33,22 +34,7 @@ TEST(TagAllocator, EmptyRangeRejected) {
   EXPECT_THROW(adlib::TagAllocator(5, 4), adlib::Error);
 }
 
-// Element offsets of a block in C order, straight from the definition.
-std::vector<std::int64_t> reference_offsets(const adlib::StridedBlock& b) {
-  std::vector<std::int64_t> out;
-  std::vector<std::int64_t> index(b.rank, 0);
-  const std::int64_t n = b.count();
-  for (std::int64_t p = 0; p < n; ++p) {
-    std::int64_t off = b.offset;
-    for (int d = 0; d < b.rank; ++d) off += index[d] * b.strides[d];
-    out.push_back(off);
-    for (int d = b.rank - 1; d >= 0; --d) {
-      if (++index[d] < b.extents[d]) break;
-      index[d] = 0;
-    }
-  }
-  return out;
-}
+const auto reference_offsets = adlib_test::offsets_of;
 
 adlib::StridedBlock random_block(std::mt19937& rng, std::int64_t& memory_needed) {
   adlib::StridedBlock b;

@@ -10,6 +10,7 @@
 #include <set>
 #include <vector>
 
+#include "block_reference.hpp"
 #include "runtime/error.hpp"
 #include "runtime/pack.hpp"
 #include "runtime/strided_block.hpp"
@@ -19,7 +20,7 @@
 namespace {
 
 using adlib::StridedBlock;
-using Offsets = std::vector<std::int64_t>;
+using adlib_test::Offsets;
 
 // Kokkos for the pack kernels (gtest_main initialises nothing).
 class KokkosEnvironment : public ::testing::Environment {
@@ -34,23 +35,7 @@ class KokkosEnvironment : public ::testing::Environment {
 ::testing::Environment* const kokkos_environment =
     ::testing::AddGlobalTestEnvironment(new KokkosEnvironment);
 
-// Element offsets of a block in C order (last index fastest).
-Offsets offsets_of(const StridedBlock& b) {
-  Offsets out;
-  if (b.count() == 0) return out;
-  std::int64_t index[adlib::kMaxBlockRank] = {};
-  while (true) {
-    std::int64_t o = b.offset;
-    for (int d = 0; d < b.rank; ++d) o += index[d] * b.strides[d];
-    out.push_back(o);
-    int d = b.rank - 1;
-    for (; d >= 0; --d) {
-      if (++index[d] < b.extents[d]) break;
-      index[d] = 0;
-    }
-    if (d < 0) return out;
-  }
-}
+using adlib_test::offsets_of;
 
 Offsets concat(const std::vector<StridedBlock>& blocks) {
   Offsets out;

@@ -143,6 +143,29 @@ std::string first_execution_note(double us) {
   return text;
 }
 
+// adlib's lines of a remap case: the schedule's construction (setup), its
+// first execution (in the setup line's note), then the verified, timed
+// executions.  `note` prefixes the op line's note.
+template <int Rank, class Expected>
+void run_adlib_remap(const std::string& name, const adlib::DistArray<double, Rank>& dst,
+                     const adlib::DistArray<double, Rank>& src, std::size_t n_dst,
+                     Expected&& expected, double bytes, double offrank,
+                     const std::string& note) {
+  double* d = dst.local_view().data();
+  std::unique_ptr<adlib::Remap<double, Rank>> remap;
+  const Measurement setup =
+      time_setup([&] { remap = std::make_unique<adlib::Remap<double, Rank>>(dst, src); });
+  poison(d, n_dst);
+  const double first_us = first_execution_us([&] { remap->execute(dst, src); });
+  verify(name, "adlib", "first", d, n_dst, expected);
+  report({name, "adlib:setup", "setup", setup, 0, 0, first_execution_note(first_us), false});
+  poison(d, n_dst);
+  const Measurement m = time_op([&] { remap->execute(dst, src); });
+  verify(name, "adlib", "after timing", d, n_dst, expected);
+  report(
+      {name, "adlib", "op", m, bytes, offrank, note + schedule_summary(remap->schedule().plan())});
+}
+
 // ---- RM1-N: 1-D block -> cyclic -----------------------------------------------------
 
 struct Rm1 {
@@ -182,24 +205,13 @@ void rm1_case(Index n) {
     auto cyclic = std::make_shared<adlib::CyclicRange>(n, grid.dim(0));
     adlib::DistArray<double, 1> src(grid, {block}), dst(grid, {cyclic});
     double* s = src.local_view().data();
-    double* d = dst.local_view().data();
     if (src.local_view().span() != n_src || dst.local_view().span() != n_dst) {
       std::fprintf(stderr, "adlib_bench: %s: adlib's local sizes differ from the scenario's\n",
                    name.c_str());
       MPI_Abort(MPI_COMM_WORLD, 3);
     }
     for (std::size_t l = 0; l < n_src; ++l) s[l] = static_cast<double>(g.lo(g.r) + Index(l));
-    std::unique_ptr<adlib::Remap<double, 1>> remap;
-    const Measurement setup =
-        time_setup([&] { remap = std::make_unique<adlib::Remap<double, 1>>(dst, src); });
-    poison(d, n_dst);
-    const double first_us = first_execution_us([&] { remap->execute(dst, src); });
-    verify(name, "adlib", "first", d, n_dst, expected);
-    report({name, "adlib:setup", "setup", setup, 0, 0, first_execution_note(first_us), false});
-    poison(d, n_dst);
-    const Measurement m = time_op([&] { remap->execute(dst, src); });
-    verify(name, "adlib", "after timing", d, n_dst, expected);
-    report({name, "adlib", "op", m, bytes, offrank, schedule_summary(remap->schedule().plan())});
+    run_adlib_remap<1>(name, dst, src, n_dst, expected, bytes, offrank, "");
   }
 
   {  // mpi-alltoallv
@@ -309,25 +321,14 @@ void rm2_case(Index n) {
       MPI_Abort(MPI_COMM_WORLD, 3);
     }
     double* s = src.local_view().data();
-    double* d = dst.local_view().data();
     for (Index lr = 0; lr < my_rows; ++lr)
       for (Index j = 0; j < n; ++j) s[lr * n + j] = value(rows.global(r, lr), j);
     auto expected = [&](std::size_t k) {
       const Index i = Index(k) / my_cols, lc = Index(k) % my_cols;
       return value(i, cols.global(r, lc));
     };
-    std::unique_ptr<adlib::Remap<double, 2>> remap;
-    const Measurement setup =
-        time_setup([&] { remap = std::make_unique<adlib::Remap<double, 2>>(dst, src); });
-    poison(d, n_dst);
-    const double first_us = first_execution_us([&] { remap->execute(dst, src); });
-    verify(name, "adlib", "first", d, n_dst, expected);
-    report({name, "adlib:setup", "setup", setup, 0, 0, first_execution_note(first_us), false});
-    poison(d, n_dst);
-    const Measurement m = time_op([&] { remap->execute(dst, src); });
-    verify(name, "adlib", "after timing", d, n_dst, expected);
-    report({name, "adlib", "op", m, bytes, offrank,
-            std::string(kAdlibNote2D) + "; " + schedule_summary(remap->schedule().plan())});
+    run_adlib_remap<2>(name, dst, src, n_dst, expected, bytes, offrank,
+                       std::string(kAdlibNote2D) + "; ");
   }
 
   // Column-major MPI storage: source (i, j) at local_row(i) + j * my_rows,
