@@ -149,8 +149,7 @@ std::string first_execution_note(double us) {
 template <int Rank, class Expected>
 void run_adlib_remap(const std::string& name, const adlib::DistArray<double, Rank>& dst,
                      const adlib::DistArray<double, Rank>& src, std::size_t n_dst,
-                     Expected&& expected, double bytes, double offrank,
-                     const std::string& note) {
+                     Expected&& expected, double bytes, double offrank, const std::string& note) {
   double* d = dst.local_view().data();
   std::unique_ptr<adlib::Remap<double, Rank>> remap;
   const Measurement setup =
