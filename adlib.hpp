@@ -20,6 +20,10 @@
 
 #include "schedules/block_mess_schedule.hpp"
 
+#include "collectives/boundary.hpp"
 #include "collectives/gather_all.hpp"
+#include "collectives/halo_plan.hpp"
 #include "collectives/remap.hpp"
 #include "collectives/remap_plan.hpp"
+#include "collectives/shift.hpp"
+#include "collectives/write_halo.hpp"

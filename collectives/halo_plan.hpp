@@ -1,0 +1,44 @@
+// plan_write_halo: the message list of one rank for a WriteHalo, from the
+// layout alone (no MPI), so it can be computed for simulated process counts.
+//
+// Along each dimension with a halo, a process's local allocation holds three
+// regions: the low ghost cells (global indices start-w_low .. start-1), the
+// owned interval, and the high ghost cells (end .. end+w_high-1); with a
+// cyclic boundary the ghost indices wrap around the extent, with an edge
+// boundary those outside the domain are simply not filled.  For an owner o
+// and a holder h the pieces along a dimension are the holder's regions
+// intersected with the owner's interval (every wrap considered), sorted by
+// (region, position in the holder): both ends compute the same list.  A block
+// of a message is a product of one piece per dimension in which at least one
+// piece is a ghost region (exactly one without corners); owned x owned is the
+// holder's own data and never moves.  Holders are found by binary search on
+// the block starts, so a rank's plan costs O(neighbours * log P).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "collectives/boundary.hpp"
+#include "collectives/remap_plan.hpp"
+#include "ranges/array_layout.hpp"
+
+namespace adlib {
+
+struct HaloWidths {
+  std::vector<Index> low, high;  // per dimension
+  std::vector<Boundary> modes;   // per dimension
+  bool corners = true;           // box stencil (true) or faces only (false)
+};
+
+// The ghost widths and boundaries of the ranges themselves: every ghost cell,
+// cyclic where the range is periodic, edge elsewhere, with corners.
+HaloWidths full_halo(const ArrayLayout& layout);
+
+// Empty when the halo is valid for the layout, else the reason.
+std::string check_halo(const ArrayLayout& layout, const HaloWidths& halo);
+
+// The blocks rank `me` sends (of its owned cells) and receives (into its
+// ghost cells); sends and receives address the same local memory.
+RemapPlan plan_write_halo(const ArrayLayout& layout, const HaloWidths& halo, int me);
+
+}  // namespace adlib

@@ -1,0 +1,117 @@
+// WriteHalo: fill the ghost cells of a ghost-extended array from the
+// processes that own those elements (Adlib's writeHalo).
+//
+//   auto rows = std::make_shared<adlib::GhostBlockRange>(n, grid.dim(0), 1, 1);
+//   auto cols = std::make_shared<adlib::GhostBlockRange>(n, grid.dim(1), 1, 1, /*periodic=*/true);
+//   adlib::DistArray<double, 2> u(grid, {rows, cols});
+//   adlib::WriteHalo<double, 2> halo(u);          // every ghost cell, corners included
+//   for (int step = 0; step < steps; ++step) {
+//     halo.start(u);                              // messages posted, local copies done
+//     ...                                         // update the interior far from the ghosts
+//     halo.finish();                              // ghosts filled
+//     ...                                         // update the cells next to the ghosts
+//   }
+//
+// Per dimension: low and high widths up to the range's ghost extension (a
+// width wider than a neighbour's block takes data from next-nearest
+// processes), and a Boundary: edge (ghosts outside the domain are left
+// alone), cyclic (periodic; the range must be periodic) or none (this
+// dimension's ghosts are not filled).  `corners` chooses the box stencil
+// (true) or faces only (false).  Planned from the layout alone
+// (plan_write_halo); the constructor's only communication is the agreement
+// on its arguments.  Execution checks that the array has the planned layout,
+// so one schedule serves every array of that layout.
+#pragma once
+
+#include <array>
+#include <memory>
+
+#include "collectives/halo_plan.hpp"
+#include "ranges/dist_array.hpp"
+#include "runtime/comm.hpp"
+#include "runtime/error.hpp"
+#include "schedules/block_mess_schedule.hpp"
+
+namespace adlib {
+
+template <class T, int Rank, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
+class WriteHalo {
+  static_assert(std::is_trivially_copyable<T>::value, "WriteHalo moves elements as bytes");
+
+ public:
+  using array_type = DistArray<T, Rank, MemorySpace>;
+  using Widths = std::array<Index, Rank>;
+  using Boundaries = std::array<Boundary, Rank>;
+
+  // Every ghost cell of the ranges, cyclic where they are periodic, corners.
+  explicit WriteHalo(const array_type& array)
+      : WriteHalo(array.layout(), full_halo(array.layout())) {}
+
+  WriteHalo(const array_type& array, const Widths& low, const Widths& high,
+            const Boundaries& boundaries, bool corners = true)
+      : WriteHalo(
+            array.layout(),
+            HaloWidths{std::vector<Index>(low.begin(), low.end()),
+                       std::vector<Index>(high.begin(), high.end()),
+                       std::vector<Boundary>(boundaries.begin(), boundaries.end()), corners}) {}
+
+  WriteHalo(const ArrayLayout& layout, const HaloWidths& halo) : layout_(layout), halo_(halo) {
+    const Comm& comm = layout.group().grid().comm();
+    std::string error = layout.rank() == Rank
+                            ? check_halo(layout, halo)
+                            : "layout of rank " + std::to_string(layout.rank()) +
+                                  " for a WriteHalo of rank " + std::to_string(Rank);
+    agree_on_errors(comm, error, layout.fingerprint() * 31 + fingerprint_of(describe(halo)),
+                    "WriteHalo");
+    schedule_ = std::make_unique<BlockMessSchedule<MemorySpace>>(comm);
+    const RemapPlan plan = plan_write_halo(layout, halo, comm.rank());
+    for (const auto& b : plan.sends) schedule_->send(b.peer, b.block);
+    for (const auto& b : plan.recvs) schedule_->recv(b.peer, b.block);
+    schedule_->build();
+    schedule_->template prepare<T>();
+  }
+
+  void execute(const array_type& array) {
+    start(array);
+    finish();
+  }
+  // Returns once messages are posted and local (periodic) copies are done.
+  // Until finish(), the ghost cells and the owned cells next to them (those
+  // within the halo widths of a boundary) must not be touched; the rest of
+  // the interior may be read and written.
+  void start(const array_type& array) {
+    if (array.layout() != layout_)
+      throw Error("array has layout " + array.layout().describe() +
+                      " but the schedule was built for " + layout_.describe(),
+                  array.process_rank(), "WriteHalo::execute");
+    const auto& v = array.local_view();
+    schedule_->start(v.data(), v.span(), v.data(), v.span());
+  }
+  void finish() { schedule_->finish(); }
+
+  const ArrayLayout& layout() const { return layout_; }
+  const HaloWidths& halo() const { return halo_; }
+  const BlockMessSchedule<MemorySpace>& schedule() const { return *schedule_; }
+
+ private:
+  static std::string describe(const HaloWidths& h) {
+    std::string s = h.corners ? "box" : "faces";
+    for (size_t d = 0; d < h.low.size() && d < h.high.size() && d < h.modes.size(); ++d)
+      s += " " + std::to_string(h.low[d]) + "/" + std::to_string(h.high[d]) + ":" +
+           boundary_name(h.modes[d]);
+    return s;
+  }
+
+  ArrayLayout layout_;
+  HaloWidths halo_;
+  std::unique_ptr<BlockMessSchedule<MemorySpace>> schedule_;
+};
+
+// One-shot halo exchange of every ghost cell.
+template <class T, int Rank, class MemorySpace>
+void write_halo(const DistArray<T, Rank, MemorySpace>& array) {
+  WriteHalo<T, Rank, MemorySpace> schedule(array);
+  schedule.execute(array);
+}
+
+}  // namespace adlib

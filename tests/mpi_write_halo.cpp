@@ -1,0 +1,250 @@
+// WriteHalo against a serial reference: for random ghost-extended layouts
+// (block, irregular with empty blocks, collapsed, periodic or not; 1-D to
+// 3-D; grids of every shape, some smaller than the communicator), random
+// widths up to the ghost extension, every boundary and both stencils, every
+// local cell (ghosts included) must hold the value of the global element it
+// stands for, or stay poisoned where the halo does not reach.
+#include <gtest/gtest.h>
+
+#include <Kokkos_Core.hpp>
+#include <array>
+#include <functional>
+#include <random>
+#include <vector>
+
+#include "adlib.hpp"
+
+namespace {
+
+using adlib::Boundary;
+using adlib::Index;
+
+constexpr double kPoison = -1.0;
+
+struct Config {
+  std::vector<adlib::RangePtr> ranges;
+  adlib::HaloWidths halo;
+};
+
+// Splits `p` processes over `k` axes (any factorisation, random order).
+std::vector<int> grid_shape(int p, int k, std::mt19937& rng) {
+  std::vector<int> shape(k, 1);
+  if (k == 0) return shape;
+  int rest = p;
+  for (int f = 2; f <= rest; ++f)
+    while (rest % f == 0) {
+      shape[std::uniform_int_distribution<int>(0, k - 1)(rng)] *= f;
+      rest /= f;
+    }
+  return shape;
+}
+
+// The value a local cell must hold after the exchange (or kPoison).
+template <int R>
+double expected(const adlib::ArrayLayout& layout, const adlib::HaloWidths& halo, int me,
+                const std::array<Index, R>& local) {
+  Index linear = 0;
+  int ghosts = 0;
+  bool reached = true;
+  for (int d = 0; d < R; ++d) {
+    const adlib::Range& r = layout.range(d);
+    const auto& interval = dynamic_cast<const adlib::IntervalRange&>(r);
+    const int c = layout.coordinate(me, d);
+    const Index start = interval.block_start(c), count = r.local_count(c);
+    const Index gl = r.ghost_low(), n = r.extent();
+    Index g = start - gl + local[d];  // unwrapped global index
+    const bool low = local[d] < gl, high = local[d] >= gl + count;
+    if (low || high) {
+      ++ghosts;
+      const bool within = low ? local[d] >= gl - halo.low[d] : local[d] < gl + count + halo.high[d];
+      if (!within || halo.modes[d] == Boundary::none) reached = false;
+      if (g < 0 || g >= n) {
+        if (halo.modes[d] != Boundary::cyclic) reached = false;
+        g = ((g % n) + n) % n;
+      }
+    }
+    linear = linear * n + g;
+  }
+  if (ghosts == 0) return double(linear);  // owned: untouched by the halo
+  if (!reached || (!halo.corners && ghosts > 1)) return kPoison;
+  return double(linear);
+}
+
+template <int R>
+int check_all_cells(const adlib::DistArray<double, R>& a, const adlib::HaloWidths& halo) {
+  if (!a.holds_data()) return 0;
+  auto v = Kokkos::create_mirror_view(a.local_view());
+  Kokkos::deep_copy(v, a.local_view());
+  int bad = 0;
+  std::array<Index, R> local{};
+  const Index total = Index(v.span());
+  for (Index flat = 0; flat < total; ++flat) {
+    Index rest = flat;
+    for (int d = R - 1; d >= 0; --d) {
+      local[d] = rest % Index(v.extent(d));
+      rest /= Index(v.extent(d));
+    }
+    const double want = expected<R>(a.layout(), halo, a.process_rank(), local);
+    if (v.data()[flat] != want && ++bad <= 3)
+      ADD_FAILURE() << "local cell " << flat << " holds " << v.data()[flat] << ", expected " << want
+                    << " in " << a.layout().describe();
+  }
+  return bad;
+}
+
+// Owned cells get their global linear index, every other cell the poison.
+template <int R>
+void fill_poisoned(adlib::DistArray<double, R>& a) {
+  Kokkos::deep_copy(a.local_view(), kPoison);
+  a.fill([&](const std::array<Index, R>& g) {
+    Index linear = 0;
+    for (int d = 0; d < R; ++d) linear = linear * a.extent(d) + g[d];
+    return double(linear);
+  });
+}
+
+template <int R>
+Config random_config(const adlib::ProcessGrid& grid, const std::vector<int>& axis_of,
+                     std::mt19937& rng) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  Config c;
+  for (int d = 0; d < R; ++d) {
+    const bool periodic = pick(0, 1) == 1;
+    const bool irregular = axis_of[d] >= 0 && pick(0, 2) == 0;
+    std::vector<Index> sizes;
+    Index n = pick(1, 13);
+    if (irregular) {
+      sizes.resize(grid.extent(axis_of[d]));
+      n = 0;
+      for (auto& s : sizes) n += s = pick(0, 4);  // empty blocks included
+    }
+    // Ghost widths up to 3, never beyond the extent (refused, see Misuse).
+    const adlib::Ghosts ghosts{std::min<Index>(pick(0, 3), n), std::min<Index>(pick(0, 3), n),
+                               periodic};
+    if (axis_of[d] < 0)
+      c.ranges.push_back(std::make_shared<adlib::CollapsedRange>(n, ghosts));
+    else if (irregular)
+      c.ranges.push_back(
+          std::make_shared<adlib::IrregularBlockRange>(sizes, grid.dim(axis_of[d]), ghosts));
+    else
+      c.ranges.push_back(std::make_shared<adlib::BlockRange>(n, grid.dim(axis_of[d]), ghosts));
+    const adlib::Range& r = *c.ranges.back();
+    c.halo.low.push_back(pick(0, int(r.ghost_low())));
+    c.halo.high.push_back(pick(0, int(r.ghost_high())));
+    const int mode = pick(0, 2);
+    c.halo.modes.push_back(mode == 0
+                               ? Boundary::none
+                               : (mode == 1 && r.periodic() ? Boundary::cyclic : Boundary::edge));
+  }
+  c.halo.corners = pick(0, 1) == 1;
+  return c;
+}
+
+template <int R>
+void run_random(int configurations, unsigned seed) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  std::mt19937 rng(seed);  // the same sequence on every rank
+  for (int i = 0; i < configurations; ++i) {
+    const int distributed = std::uniform_int_distribution<int>(0, R)(rng);
+    // Sometimes a grid smaller than the communicator: those ranks hold nothing.
+    const int processes = comm.size() > 1 && std::uniform_int_distribution<int>(0, 3)(rng) == 0
+                              ? comm.size() - 1
+                              : comm.size();
+    std::vector<int> shape = grid_shape(processes, std::max(distributed, 1), rng);
+    adlib::ProcessGrid grid(comm, shape);
+    std::vector<int> axis_of(R, -1);
+    for (int d = 0, a = 0; d < R && a < distributed; ++d)
+      if (R - d <= distributed - a || std::uniform_int_distribution<int>(0, 1)(rng))
+        axis_of[d] = a++;
+    const Config c = random_config<R>(grid, axis_of, rng);
+    std::array<adlib::RangePtr, R> ranges;
+    for (int d = 0; d < R; ++d) ranges[d] = c.ranges[d];
+    adlib::DistArray<double, R> a(grid, ranges);
+    adlib::WriteHalo<double, R> halo(a.layout(), c.halo);
+    for (int rep = 0; rep < 2; ++rep) {  // a schedule is reusable
+      fill_poisoned(a);
+      if (rep == 0) {
+        halo.execute(a);
+      } else {
+        halo.start(a);
+        halo.finish();
+      }
+      ASSERT_EQ(check_all_cells(a, c.halo), 0) << "configuration " << i << " rep " << rep;
+    }
+  }
+}
+
+TEST(WriteHalo, Random1D) {
+  run_random<1>(120, 11);
+}
+TEST(WriteHalo, Random2D) {
+  run_random<2>(120, 22);
+}
+TEST(WriteHalo, Random3D) {
+  run_random<3>(60, 33);
+}
+
+// The heat-equation pattern: a periodic 2-D grid, full halo, start / finish
+// with the interior modified in between, then several arrays of the layout.
+TEST(WriteHalo, OverlapWithInteriorUpdateAndReuseAcrossArrays) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  adlib::ProcessGrid grid = adlib::ProcessGrid::balanced(comm, 2);
+  const Index n = 17;
+  auto rows = std::make_shared<adlib::GhostBlockRange>(n, grid.dim(0), 1, 1, true);
+  auto cols = std::make_shared<adlib::GhostBlockRange>(n + 3, grid.dim(1), 2, 1, false);
+  adlib::DistArray<double, 2> u(grid, {rows, cols}), w(grid, {rows, cols});
+  adlib::WriteHalo<double, 2> halo(u);
+  const adlib::HaloWidths full = adlib::full_halo(u.layout());
+  for (auto* a : {&u, &w}) {
+    fill_poisoned(*a);
+    halo.start(*a);
+    // Writing cells far from the ghosts while messages fly must not disturb them.
+    auto owned = a->owned_view();
+    if (owned.extent(0) > 4 && owned.extent(1) > 4) owned(2, 2) = owned(2, 2);
+    halo.finish();
+    EXPECT_EQ(check_all_cells(*a, full), 0);
+  }
+}
+
+template <class F>
+void expect_error_everywhere(F&& f, const std::string& needle) {
+  int threw = 0;
+  std::string message;
+  try {
+    f();
+  } catch (const adlib::Error& e) {
+    threw = 1;
+    message = e.message();
+  }
+  int all = 0, size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Allreduce(&threw, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_EQ(all, size) << "adlib::Error on only some ranks";
+  EXPECT_NE(message.find(needle), std::string::npos) << message;
+}
+
+TEST(WriteHalo, MisuseIsRefusedOnEveryRank) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  adlib::ProcessGrid grid(comm, {comm.size()});
+  auto ghosted = std::make_shared<adlib::GhostBlockRange>(10, grid.dim(0), 2, 1, false);
+  auto plain = std::make_shared<adlib::CyclicRange>(10, grid.dim(0));
+  adlib::DistArray<double, 1> a(grid, {ghosted}), b(grid, {plain});
+  using H = adlib::WriteHalo<double, 1>;
+  expect_error_everywhere([&] { H(a, {3}, {1}, {Boundary::edge}); }, "exceed the ghost extension");
+  expect_error_everywhere([&] { H(a, {-1}, {1}, {Boundary::edge}); }, "negative");
+  expect_error_everywhere([&] { H(a, {1}, {1}, {Boundary::cyclic}); }, "periodic");
+  expect_error_everywhere([&] { H(b, {1}, {0}, {Boundary::edge}); }, "exceed");
+  expect_error_everywhere(
+      [&] {
+        H(a.layout().section({adlib::Triplet{0, 4, 1}}), adlib::full_halo(a.layout()));
+      },
+      "whole array");
+  // Different widths on different ranks: agreed, refused everywhere.
+  if (comm.size() > 1)
+    expect_error_everywhere([&] { H(a, {comm.rank() == 0 ? 1 : 2}, {1}, {Boundary::edge}); },
+                            "differ between ranks");
+  H halo(a);
+  expect_error_everywhere([&] { halo.execute(b); }, "schedule was built for");
+}
+
+}  // namespace
