@@ -1,0 +1,259 @@
+// heat2d: the explicit heat equation on an N x N grid over a 2-D process
+// grid, with one WriteHalo schedule built once and executed every exchange.
+//
+//   u(t+1) = u + r * (u[i-1][j] + u[i+1][j] + u[i][j-1] + u[i][j+1] - 4u),  r = 0.2
+//
+// Dirichlet boundary u = 0: the ghost cells outside the domain are never
+// written (edge boundaries leave them alone).  With ghost width w the halo
+// is exchanged every w steps (a deep halo, corners included) and the steps
+// in between update a region that shrinks by one cell per step.  Each
+// exchange overlaps with the update of the cells that need no ghost value.
+//
+// The initial field is the lowest discrete eigenmode sin(pi i h) sin(pi j h),
+// h = 1/(N+1), which the scheme multiplies by lambda = 1 - 4r(1 - cos(pi h))
+// per step (2r(1 - cos(pi h)) from each dimension): every cell is checked
+// against lambda^steps times its start value, for any N; small N is also
+// re-run serially.
+//
+//   mpirun -np 4 heat2d [--n N] [--steps S] [--ghost W] [--grid PxQ] [--every K]
+#include <mpi.h>
+
+#include <Kokkos_Core.hpp>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "adlib.hpp"
+
+namespace {
+
+using adlib::Index;
+using Field = adlib::DistArray<double, 2>;
+
+constexpr double kRate = 0.2;  // r <= 1/4 keeps the explicit scheme stable
+
+struct Options {
+  Index n = 1024;
+  int steps = 600;
+  int ghost = 1;
+  int every = 100;
+  std::vector<int> grid;  // empty: balanced over all ranks
+};
+
+Options parse(int argc, char** argv, int size) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const char* v = i + 1 < argc ? argv[i + 1] : nullptr;
+    if (a == "--n" && v) {
+      o.n = std::atol(argv[++i]);
+    } else if (a == "--steps" && v) {
+      o.steps = std::atoi(argv[++i]);
+    } else if (a == "--ghost" && v) {
+      o.ghost = std::atoi(argv[++i]);
+    } else if (a == "--every" && v) {
+      o.every = std::atoi(argv[++i]);
+    } else if (a == "--grid" && v) {
+      int p = 0, q = 0;
+      if (std::sscanf(argv[++i], "%dx%d", &p, &q) != 2) throw std::runtime_error("--grid PxQ");
+      o.grid = {p, q};
+    } else {
+      throw std::runtime_error("unknown option " + a +
+                               " (use --n N --steps S --ghost W --grid PxQ --every K)");
+    }
+  }
+  if (o.n < 1 || o.steps < 0 || o.ghost < 1 || o.every < 1)
+    throw std::runtime_error("need n >= 1, steps >= 0, ghost >= 1, every >= 1");
+  if (!o.grid.empty() && o.grid[0] * o.grid[1] != size)
+    throw std::runtime_error("--grid must multiply to the number of ranks");
+  return o;
+}
+
+double mode(Index i, Index j, Index n) {
+  const double h = M_PI / double(n + 1);
+  return std::sin(h * double(i + 1)) * std::sin(h * double(j + 1));
+}
+
+// Local index bounds of this rank's owned cells, widened by `e` cells but
+// kept inside the global domain: [lo, hi) per dimension.
+struct Box {
+  Index lo[2], hi[2];
+};
+Box widened(const Field& a, Index e) {
+  Box b;
+  for (int d = 0; d < 2; ++d) {
+    const auto& r = dynamic_cast<const adlib::IntervalRange&>(a.layout().range(d));
+    const int c = a.layout().coordinate(a.process_rank(), d);
+    const Index w = r.ghost_low(), start = r.block_start(c), end = r.block_start(c + 1);
+    const Index first = std::max<Index>(start - e, 0), last = std::min<Index>(end + e, r.extent());
+    b.lo[d] = w + first - start;
+    b.hi[d] = w + last - start;
+  }
+  return b;
+}
+
+// One explicit step from u into v on the local cells [lo, hi) of `box`.
+void step(const Field& u, const Field& v, const Box& box) {
+  if (box.lo[0] >= box.hi[0] || box.lo[1] >= box.hi[1]) return;
+  auto from = u.local_view();
+  auto to = v.local_view();
+  using Policy = Kokkos::MDRangePolicy<Kokkos::Rank<2>>;
+  Kokkos::parallel_for(
+      "heat2d::step", Policy({box.lo[0], box.lo[1]}, {box.hi[0], box.hi[1]}),
+      KOKKOS_LAMBDA(Index i, Index j) {
+        to(i, j) = from(i, j) + kRate * (from(i - 1, j) + from(i + 1, j) + from(i, j - 1) +
+                                         from(i, j + 1) - 4.0 * from(i, j));
+      });
+}
+
+// The same step restricted to `box` minus `hole` (a frame), in four strips.
+void step_frame(const Field& u, const Field& v, const Box& box, const Box& hole) {
+  if (hole.lo[0] >= hole.hi[0] || hole.lo[1] >= hole.hi[1]) return step(u, v, box);
+  step(u, v, {{box.lo[0], box.lo[1]}, {hole.lo[0], box.hi[1]}});
+  step(u, v, {{hole.hi[0], box.lo[1]}, {box.hi[0], box.hi[1]}});
+  step(u, v, {{hole.lo[0], box.lo[1]}, {hole.hi[0], hole.lo[1]}});
+  step(u, v, {{hole.lo[0], hole.hi[1]}, {hole.hi[0], box.hi[1]}});
+}
+
+double max_over_ranks(double x) {
+  double m = 0;
+  MPI_Allreduce(&x, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return m;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  adlib::Environment environment(argc, argv);
+  int status = 0;
+  try {
+    adlib::Comm comm(MPI_COMM_WORLD);
+    const bool root = comm.rank() == 0;
+    const Options o = parse(argc, argv, comm.size());
+    adlib::ProcessGrid grid =
+        o.grid.empty() ? adlib::ProcessGrid::balanced(comm, 2) : adlib::ProcessGrid(comm, o.grid);
+    const Index w = std::min<Index>(o.ghost, o.n);
+    auto rows = std::make_shared<adlib::GhostBlockRange>(o.n, grid.dim(0), w, w);
+    auto cols = std::make_shared<adlib::GhostBlockRange>(o.n, grid.dim(1), w, w);
+    Field u(grid, {rows, cols}, "u"), v(grid, {rows, cols}, "v");
+    u.fill([&](auto g) { return mode(g[0], g[1], o.n); });
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    adlib::WriteHalo<double, 2> halo(u);  // every ghost cell, corners: the deep-halo stencil
+    const double build_s = max_over_ranks(MPI_Wtime() - t0);
+    if (root)
+      std::printf(
+          "heat2d: %ld x %ld on a %d x %d grid, %d steps, ghost width %ld\n"
+          " %8s %14s %10s\n",
+          long(o.n), long(o.n), grid.extent(0), grid.extent(1), o.steps, long(w), "step",
+          "residual", "steps/s");
+
+    double comm_s = 0, loop_s = 0;
+    int exchanges = 0;
+    const Box owned = widened(u, 0);
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double loop_start = MPI_Wtime();
+    Field* now = &u;
+    Field* next = &v;
+    for (int s = 0; s < o.steps; ++s) {
+      const Index sub = s % w;  // sub-step within one exchange period
+      const Box box = widened(*now, w - 1 - sub);
+      if (sub == 0) {
+        // Exchange, overlapped with the cells whose stencil stays inside
+        // the owned block.
+        double t = MPI_Wtime();
+        halo.start(*now);
+        comm_s += MPI_Wtime() - t;
+        const Box inner{{owned.lo[0] + 1, owned.lo[1] + 1}, {owned.hi[0] - 1, owned.hi[1] - 1}};
+        step(*now, *next, inner);
+        Kokkos::fence();
+        t = MPI_Wtime();
+        halo.finish();
+        comm_s += MPI_Wtime() - t;
+        ++exchanges;
+        step_frame(*now, *next, box, inner);
+      } else {
+        step(*now, *next, box);
+      }
+      Kokkos::fence();
+      std::swap(now, next);
+      if ((s + 1) % o.every == 0 || s + 1 == o.steps) {
+        // Residual: the largest change of the last step, over all ranks.
+        double change = 0;
+        const auto a = now->local_view(), b = next->local_view();
+        for (Index i = owned.lo[0]; i < owned.hi[0]; ++i)
+          for (Index j = owned.lo[1]; j < owned.hi[1]; ++j)
+            change = std::max(change, std::abs(a(i, j) - b(i, j)));
+        const double residual = max_over_ranks(change);
+        const double rate = double(s + 1) / (MPI_Wtime() - loop_start);
+        if (root) std::printf(" %8d %14.6e %10.1f\n", s + 1, residual, rate);
+      }
+    }
+    loop_s = max_over_ranks(MPI_Wtime() - loop_start);
+    comm_s = max_over_ranks(comm_s);
+
+    // Check 1: the eigenmode decays by lambda per step.
+    const double lambda = 1.0 - 4.0 * kRate * (1.0 - std::cos(M_PI / double(o.n + 1)));
+    const double decay = std::pow(lambda, double(o.steps));
+    double error = 0;
+    now->for_each_local([&](auto g, double value) {
+      error = std::max(error, std::abs(value - decay * mode(g[0], g[1], o.n)));
+    });
+    error = max_over_ranks(error);
+    // Check 2 (small N): the same scheme run serially, cell by cell.
+    double serial_error = -1;
+    if (o.n <= 256) {
+      std::vector<double> a(size_t((o.n + 2) * (o.n + 2)), 0.0), b = a;
+      auto at = [&](std::vector<double>& x, Index i, Index j) -> double& {
+        return x[size_t((i + 1) * (o.n + 2) + j + 1)];
+      };
+      for (Index i = 0; i < o.n; ++i)
+        for (Index j = 0; j < o.n; ++j) at(a, i, j) = mode(i, j, o.n);
+      for (int s = 0; s < o.steps; ++s) {
+        for (Index i = 0; i < o.n; ++i)
+          for (Index j = 0; j < o.n; ++j)
+            at(b, i, j) =
+                at(a, i, j) + kRate * (at(a, i - 1, j) + at(a, i + 1, j) + at(a, i, j - 1) +
+                                       at(a, i, j + 1) - 4.0 * at(a, i, j));
+        std::swap(a, b);
+      }
+      const std::vector<double> all = adlib::gather_all(*now);
+      serial_error = 0;
+      for (Index i = 0; i < o.n; ++i)
+        for (Index j = 0; j < o.n; ++j)
+          serial_error = std::max(serial_error, std::abs(all[size_t(i * o.n + j)] - at(a, i, j)));
+    }
+
+    const auto& plan = halo.schedule().plan();
+    const double bytes = double(plan.send_count()) * sizeof(double);
+    const double max_bytes = max_over_ranks(bytes);
+    if (root) {
+      const double per_exchange = exchanges ? comm_s / exchanges : 0;
+      std::printf(
+          "\nschedule: WriteHalo built once in %.3f ms; %d exchanges, mean %.3f ms each "
+          "(build = %.2f exchanges)\n",
+          build_s * 1e3, exchanges, per_exchange * 1e3,
+          per_exchange > 0 ? build_s / per_exchange : 0.0);
+      std::printf("  per exchange: %zu messages from rank 0, at most %.1f KiB sent by a rank\n",
+                  plan.send_messages().size(), max_bytes / 1024);
+      std::printf(
+          "time: %.3f s = communication %.3f s (%.0f%%) + computation %.3f s, %.1f steps/s\n",
+          loop_s, comm_s, loop_s > 0 ? 100 * comm_s / loop_s : 0.0, loop_s - comm_s,
+          loop_s > 0 ? o.steps / loop_s : 0.0);
+      std::printf("check against lambda^steps * initial mode: max error %.3e\n", error);
+      if (serial_error >= 0)
+        std::printf("check against the serial run: max error %.3e\n", serial_error);
+    }
+    const bool ok = error <= 1e-12 && serial_error <= 1e-12;
+    if (root) std::printf("%s\n", ok ? "PASSED" : "FAILED");
+    status = ok ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "heat2d: %s\n", e.what());
+    status = 2;
+  }
+  return status;
+}
