@@ -76,9 +76,9 @@ class WriteHalo {
     finish();
   }
   // Returns once messages are posted and local (periodic) copies are done.
-  // Until finish(), the ghost cells and the owned cells next to them (those
-  // within the halo widths of a boundary) must not be touched; the rest of
-  // the interior may be read and written.
+  // Until finish(), the ghost cells must not be read or written, and the
+  // owned cells within the halo widths of a process boundary (they are being
+  // sent) must not be written; everything else may be read and written.
   void start(const array_type& array) {
     if (array.layout() != layout_)
       throw Error("array has layout " + array.layout().describe() +

@@ -1,0 +1,197 @@
+// WriteHalo in practice: ghost-extended ranges, the full halo of a 2-D grid
+// with a stencil overlapping the exchange (start / finish), explicit widths,
+// boundaries and stencils, ghosts on irregular and collapsed ranges, widths
+// wider than a neighbour's block, reuse across arrays, and what happens on
+// bad input.  Every local cell (ghosts included) is checked against the
+// global indices; the exit code says whether all checks passed.  Runs at any
+// number of ranks.
+#include <mpi.h>
+
+#include <array>
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "adlib.hpp"
+
+using adlib::Boundary;
+using adlib::Index;
+using View2 = adlib::DistArray<double, 2>::view_type;
+
+// The value of global element g: 1 + its C-order linear index (never 0, the
+// value of a freshly allocated cell that no exchange has written).
+template <int Rank>
+double value_of(const adlib::DistArray<double, Rank>& a,
+                const std::array<Index, std::size_t(Rank)>& g) {
+  Index linear = 0;
+  for (int d = 0; d < Rank; ++d) linear = linear * a.extent(d) + g[d];
+  return double(linear + 1);
+}
+
+// True on every rank when every element of `a` this rank owns equals
+// expected(position) (collective).
+template <int Rank, class Expected>
+bool holds(const adlib::DistArray<double, Rank>& a, Expected expected) {
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.local_view());
+  adlib::DistArray<double, Rank, Kokkos::HostSpace> on_host(a, host);
+  int wrong = 0, wrong_anywhere = 0;
+  on_host.for_each_local([&](const auto& p, double value) {
+    if (value != expected(p)) ++wrong;
+  });
+  MPI_Allreduce(&wrong, &wrong_anywhere, 1, MPI_INT, MPI_SUM, a.comm().get());
+  return wrong_anywhere == 0;
+}
+
+// True on every rank when every local cell of `a`, ghost cells included,
+// holds what the halo `h` puts there (collective): value_of(g) for an owned
+// element and for a ghost copy of g that the exchange reaches (wrapped
+// around where the boundary is cyclic), 0 for a ghost cell it leaves alone.
+template <int Rank>
+bool cells_hold(const adlib::DistArray<double, Rank>& a, const adlib::HaloWidths& h) {
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.local_view());
+  const adlib::ArrayLayout& layout = a.layout();
+  int wrong = 0, wrong_anywhere = 0;
+  for (std::size_t flat = 0; a.holds_data() && flat < host.span(); ++flat) {
+    std::array<Index, Rank> g{};
+    Index rest = Index(flat);
+    int ghost_dimensions = 0;
+    bool reached = true;
+    for (int d = Rank - 1; d >= 0; --d) {
+      const Index local = rest % Index(host.extent(d));
+      rest /= Index(host.extent(d));
+      const auto& r = dynamic_cast<const adlib::IntervalRange&>(layout.range(d));
+      const int c = layout.coordinate(a.process_rank(), d);
+      const Index low = r.ghost_low(), count = r.local_count(c), n = r.extent();
+      g[d] = r.block_start(c) - low + local;
+      if (local >= low && local < low + count) continue;  // owned along d
+      ++ghost_dimensions;
+      const bool within = local < low ? local >= low - h.low[d] : local < low + count + h.high[d];
+      if (!within || h.modes[d] == Boundary::none) reached = false;
+      if (g[d] < 0 || g[d] >= n) {
+        if (h.modes[d] != Boundary::cyclic) reached = false;
+        g[d] = (g[d] % n + n) % n;
+      }
+    }
+    if (ghost_dimensions > 1 && !h.corners) reached = false;
+    if (host.data()[flat] != (reached ? value_of(a, g) : 0.0)) ++wrong;
+  }
+  MPI_Allreduce(&wrong, &wrong_anywhere, 1, MPI_INT, MPI_SUM, a.comm().get());
+  return wrong_anywhere == 0;
+}
+
+// next = the sum of the four neighbours of u, at local cells [r0, r1) x [c0, c1).
+void stencil(const View2& u, const View2& next, Index r0, Index r1, Index c0, Index c1) {
+  if (r1 <= r0 || c1 <= c0) return;
+  Kokkos::parallel_for(
+      "stencil", Kokkos::MDRangePolicy<Kokkos::Rank<2>>({r0, c0}, {r1, c1}),
+      KOKKOS_LAMBDA(Index i, Index j) {
+        next(i, j) = u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1);
+      });
+}
+
+int main(int argc, char** argv) {
+  adlib::Environment environment(argc, argv);
+  adlib::Comm comm(MPI_COMM_WORLD);
+  const int p = comm.size();
+  bool ok = true;
+
+  // A 2-D grid of processes.  Rows carry one ghost cell on each side and
+  // stop at the edges of the domain; columns carry one on each side and
+  // wrap around.
+  adlib::ProcessGrid grid = adlib::ProcessGrid::balanced(comm, 2);
+  const Index n = 12, m = 10;
+  auto rows = std::make_shared<adlib::GhostBlockRange>(n, grid.dim(0), 1, 1);
+  auto cols = std::make_shared<adlib::GhostBlockRange>(m, grid.dim(1), 1, 1, /*periodic=*/true);
+  adlib::DistArray<double, 2> u(grid, {rows, cols}), next(grid, {rows, cols});
+  u.fill([&](const auto& g) { return value_of(u, g); });
+
+  // Every ghost cell, cyclic where the range is periodic, corners included.
+  adlib::WriteHalo<double, 2> halo(u);
+  // Owned cells are local [1, 1 + R) x [1, 1 + C): ghosts are row and column 0.
+  const Index R = Index(u.owned_view().extent(0)), C = Index(u.owned_view().extent(1));
+  const View2 uv = u.local_view(), nv = next.local_view();
+  halo.start(u);                // messages posted, local copies done
+  stencil(uv, nv, 2, R, 2, C);  // cells whose neighbours are all owned
+  halo.finish();                // ghost cells filled
+  if (R > 0 && C > 0) {         // then the cells next to the ghosts
+    stencil(uv, nv, 1, 2, 1, C + 1);
+    stencil(uv, nv, R, R + 1, 1, C + 1);
+    stencil(uv, nv, 2, R, 1, 2);
+    stencil(uv, nv, 2, R, C, C + 1);
+  }
+
+  ok &= cells_hold(u, halo.halo());
+  // Rows outside the domain are ghosts the edge boundary leaves alone: they
+  // keep their 0 (a zero boundary condition); columns wrap around.
+  auto u_at = [&](Index i, Index j) {
+    return i < 0 || i >= n ? 0.0 : value_of(u, {i, (j + m) % m});
+  };
+  ok &= holds(next, [&](const auto& g) {
+    return u_at(g[0] - 1, g[1]) + u_at(g[0] + 1, g[1]) + u_at(g[0], g[1] - 1) +
+           u_at(g[0], g[1] + 1);
+  });
+
+  // One schedule serves every array of the planned layout.
+  adlib::DistArray<double, 2> w(grid, {rows, cols});
+  w.fill([&](const auto& g) { return value_of(w, g); });
+  halo.execute(w);
+  ok &= cells_hold(w, halo.halo());
+  adlib::write_halo(w);  // one-shot: plan, execute once, drop
+  ok &= cells_hold(w, halo.halo());
+
+  // What one exchange moves, summed over the ranks.
+  const auto& plan = halo.schedule().plan();
+  long moved[3] = {long(plan.send_messages().size()), long(plan.send_count()),
+                   long(plan.local_count())};
+  MPI_Allreduce(MPI_IN_PLACE, moved, 3, MPI_LONG, MPI_SUM, comm.get());
+  if (comm.rank() == 0)
+    std::printf("full halo of u: %ld messages, %ld elements sent, %ld copied locally\n", moved[0],
+                moved[1], moved[2]);
+
+  // Ghosts on any block-like range through adlib::Ghosts{low, high, periodic}:
+  // irregular row blocks of 4 and 1 elements, each with 2 ghost rows on each
+  // side (a block of 1 row gets its ghosts from next-nearest processes), and
+  // a collapsed, periodic column dimension with one ghost column on each side.
+  adlib::ProcessGrid line(comm, {p});
+  std::vector<Index> sizes(p);
+  for (int c = 0; c < p; ++c) sizes[c] = c % 2 == 0 ? 4 : 1;
+  adlib::DistArray<double, 2> b(
+      line,
+      {std::make_shared<adlib::IrregularBlockRange>(sizes, line.dim(0), adlib::Ghosts{2, 2, true}),
+       std::make_shared<adlib::CollapsedRange>(m, adlib::Ghosts{1, 1, true})});
+
+  // Explicit low / high widths, a Boundary per dimension, and the stencil.
+  adlib::WriteHalo<double, 2> box(b);  // rows 2/2 and columns 1/1, cyclic, corners
+  adlib::WriteHalo<double, 2> faces(b, {2, 1}, {1, 0}, {Boundary::cyclic, Boundary::edge},
+                                    /*corners=*/false);
+  adlib::WriteHalo<double, 2> columns_only(b, {0, 1}, {0, 1}, {Boundary::none, Boundary::cyclic});
+  for (adlib::WriteHalo<double, 2>* schedule : {&box, &faces, &columns_only}) {
+    adlib::DistArray<double, 2> c(b.layout());  // a fresh array of b's layout
+    c.fill([&](const auto& g) { return value_of(c, g); });
+    schedule->execute(c);
+    ok &= cells_hold(c, schedule->halo());
+  }
+
+  // Bad input throws the same adlib::Error on every rank.
+  using Halo = adlib::WriteHalo<double, 2>;
+  auto refused = [&](const char* what, auto&& attempt) {
+    try {
+      attempt();
+      ok = false;
+    } catch (const adlib::Error& e) {
+      if (comm.rank() == 0) std::printf("%s: %s\n", what, e.message().c_str());
+    }
+  };
+  refused("too wide", [&] { Halo(u, {2, 1}, {1, 1}, {Boundary::edge, Boundary::cyclic}); });
+  refused("not periodic", [&] { Halo(u, {1, 1}, {1, 1}, {Boundary::cyclic, Boundary::cyclic}); });
+  refused("section", [&] { Halo(u.section({adlib::Triplet{0, n - 1, 2}, {0, m - 1, 1}})); });
+  if (p > 1)  // every rank must pass the same arguments
+    refused("differ", [&] {
+      Halo(u, {comm.rank() == 0 ? 1 : 0, 1}, {1, 1}, {Boundary::edge, Boundary::cyclic});
+    });
+  refused("execute", [&] { halo.execute(b); });  // not the planned layout
+
+  if (comm.rank() == 0)
+    std::printf("write_halo example: %s\n", ok ? "all checks passed" : "FAILED");
+  return ok ? 0 : 1;
+}
