@@ -25,6 +25,7 @@
 
 #include <array>
 #include <memory>
+#include <vector>
 
 #include "collectives/halo_plan.hpp"
 #include "ranges/dist_array.hpp"
@@ -80,20 +81,45 @@ class WriteHalo {
   // owned cells within the halo widths of a process boundary (they are being
   // sent) must not be written; everything else may be read and written.
   void start(const array_type& array) {
-    if (array.layout() != layout_)
-      throw Error("array has layout " + array.layout().describe() +
-                      " but the schedule was built for " + layout_.describe(),
-                  array.process_rank(), "WriteHalo::execute");
+    check_layout(array);
     const auto& v = array.local_view();
     schedule_->start(v.data(), v.span(), v.data(), v.span());
   }
   void finish() { schedule_->finish(); }
+
+  // Several arrays of this layout in one exchange (the fields of one
+  // solver): one message per peer carries all of them, so K fields cost the
+  // latency of one.  halo.execute({&u, &v, &w});
+  void execute(const std::vector<const array_type*>& arrays) {
+    start(arrays);
+    finish();
+  }
+  void start(const std::vector<const array_type*>& arrays) {
+    std::vector<T*> data;
+    std::vector<const T*> read;
+    for (const array_type* a : arrays) {
+      if (!a) throw Error("null array", -1, "WriteHalo::execute");
+      check_layout(*a);
+      data.push_back(a->local_view().data());
+      read.push_back(a->local_view().data());
+    }
+    if (data.empty()) throw Error("no array to exchange", -1, "WriteHalo::execute");
+    const std::size_t span = arrays.front()->local_view().span();
+    schedule_->start_many(data, span, read, span);
+  }
 
   const ArrayLayout& layout() const { return layout_; }
   const HaloWidths& halo() const { return halo_; }
   const BlockMessSchedule<MemorySpace>& schedule() const { return *schedule_; }
 
  private:
+  void check_layout(const array_type& array) const {
+    if (array.layout() != layout_)
+      throw Error("array has layout " + array.layout().describe() +
+                      " but the schedule was built for " + layout_.describe(),
+                  array.process_rank(), "WriteHalo::execute");
+  }
+
   static std::string describe(const HaloWidths& h) {
     std::string s = h.corners ? "box" : "faces";
     for (size_t d = 0; d < h.low.size() && d < h.high.size() && d < h.modes.size(); ++d)

@@ -27,6 +27,8 @@
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -91,6 +93,22 @@ class BlockMessSchedule {
     finish();
   }
 
+  // Several arrays of the same shape at once (dst[k] <- src[k]): one
+  // message per peer carries every array's elements, array 0's first, so K
+  // fields cost the messages of one.  Every message is packed.  With one
+  // array this is start() / execute().
+  template <class T>
+  void start_many(const std::vector<T*>& dst, std::size_t dst_span,
+                  const std::vector<const T*>& src, std::size_t src_span,
+                  Direction direction = Direction::forward);
+  template <class T>
+  void execute_many(const std::vector<T*>& dst, std::size_t dst_span,
+                    const std::vector<const T*>& src, std::size_t src_span,
+                    Direction direction = Direction::forward) {
+    start_many(dst, dst_span, src, src_span, direction);
+    finish();
+  }
+
   // Kokkos View overloads (any rank, contiguous span).
   template <class DstView, class SrcView>
   void start(const DstView& dst, const SrcView& src, Direction direction = Direction::forward) {
@@ -116,6 +134,7 @@ class BlockMessSchedule {
     Direction direction = Direction::forward;
     const void* dst = nullptr;  // only when a direct receive depends on it
     const void* src = nullptr;  // only when a direct send depends on it
+    int arrays = 1;             // > 1: a batch, every message packed in the batch buffers
     std::vector<MPI_Request> incoming, outgoing;
     std::uint64_t last_use = 0;
   };
@@ -150,6 +169,14 @@ class BlockMessSchedule {
 
   template <class T>
   static void finish_typed(BlockMessSchedule& self);
+  template <class T>
+  static void finish_many(BlockMessSchedule& self);
+  template <class T>
+  void check_spans(std::size_t dst_span, std::size_t src_span, Direction direction) const;
+  template <class T>
+  void copy_locally_staged(T* dst, const T* src, Direction direction);
+  void ensure_batch_buffers(std::size_t element_size, int arrays);
+  RequestSet& batch_requests_for(std::size_t element_size, Direction d, int arrays);
 
   // A copy that reads the source memory of an execution: a pack (into the
   // buffer, at the dense block `target`) or a local copy (into `dst`).
@@ -178,6 +205,13 @@ class BlockMessSchedule {
   std::size_t buffer_element_size_ = 0;
   Bytes send_side_, recv_side_, local_;
   HostBytes send_side_host_, recv_side_host_;
+
+  // Batch buffers (start_many): K copies of every message, all packed.
+  std::size_t batch_element_size_ = 0;
+  int batch_arrays_ = 0;
+  Bytes batch_send_side_, batch_recv_side_;
+  HostBytes batch_send_side_host_, batch_recv_side_host_;
+  std::vector<void*> pending_many_;
 
   std::vector<SourceWalk> walks_[2];
   bool walks_ready_[2] = {false, false};
@@ -245,8 +279,8 @@ typename BlockMessSchedule<MemorySpace>::RequestSet& BlockMessSchedule<MemorySpa
   const void* dst_key = direct_in ? dst : nullptr;
   const void* src_key = direct_out ? src : nullptr;
   for (auto& set : request_sets_)
-    if (set.element_size == element_size && set.direction == d && set.dst == dst_key &&
-        set.src == src_key) {
+    if (set.arrays == 1 && set.element_size == element_size && set.direction == d &&
+        set.dst == dst_key && set.src == src_key) {
       set.last_use = ++use_counter_;
       return set;
     }
@@ -375,11 +409,8 @@ void BlockMessSchedule<MemorySpace>::run_walk(const SourceWalk& walk, T* dst, co
 
 template <class MemorySpace>
 template <class T>
-void BlockMessSchedule<MemorySpace>::start(T* dst, std::size_t dst_span, const T* src,
-                                           std::size_t src_span, Direction direction) {
-  constexpr const char* op = "BlockMessSchedule";
-  if (!plan_.built()) throw Error("start() before build()", comm_.rank(), op);
-  if (in_flight_) throw Error("start() while a previous start() is not finished", comm_.rank(), op);
+void BlockMessSchedule<MemorySpace>::check_spans(std::size_t dst_span, std::size_t src_span,
+                                                 Direction direction) const {
   const bool forward = direction == Direction::forward;
   const std::int64_t dst_needed =
       forward ? plan_.recv_memory_required() : plan_.send_memory_required();
@@ -390,7 +421,207 @@ void BlockMessSchedule<MemorySpace>::start(T* dst, std::size_t dst_span, const T
     throw Error("memory too small for the schedule: destination holds " + std::to_string(dst_span) +
                     " elements (needs " + std::to_string(dst_needed) + "), source holds " +
                     std::to_string(src_span) + " (needs " + std::to_string(src_needed) + ")",
-                comm_.rank(), op);
+                comm_.rank(), "BlockMessSchedule");
+}
+
+template <class MemorySpace>
+template <class T>
+void BlockMessSchedule<MemorySpace>::copy_locally_staged(T* dst, const T* src,
+                                                         Direction direction) {
+  const bool forward = direction == Direction::forward;
+  T* local = reinterpret_cast<T*>(local_.data());
+  const auto& from = forward ? plan_.local_send_blocks() : plan_.local_recv_blocks();
+  const auto& to = forward ? plan_.local_recv_blocks() : plan_.local_send_blocks();
+  std::int64_t position = 0;
+  for (const auto& b : from) {
+    pack_block<T>(space_, src, b, local + position);
+    position += b.count();
+  }
+  position = 0;
+  for (const auto& b : to) {
+    unpack_block<T>(space_, dst, b, local + position);
+    position += b.count();
+  }
+  // The staging buffer is reused by the next array of a batch.
+  space_.fence();
+}
+
+template <class MemorySpace>
+void BlockMessSchedule<MemorySpace>::ensure_batch_buffers(std::size_t element_size, int arrays) {
+  ensure_buffers(element_size);  // the local staging buffer lives there
+  if (element_size <= batch_element_size_ && arrays <= batch_arrays_) return;
+  // Buffers move: every batch request set is stale.
+  for (auto it = request_sets_.begin(); it != request_sets_.end();) {
+    if (it->arrays > 1) {
+      for (auto* list : {&it->incoming, &it->outgoing})
+        for (auto& r : *list)
+          if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+      it = request_sets_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  batch_element_size_ = std::max(batch_element_size_, element_size);
+  batch_arrays_ = std::max(batch_arrays_, arrays);
+  auto allocate = [&](const std::string& label, std::int64_t elements) {
+    return Bytes(Kokkos::view_alloc(Kokkos::WithoutInitializing, label),
+                 static_cast<std::size_t>(elements) * batch_element_size_ *
+                     static_cast<std::size_t>(batch_arrays_));
+  };
+  batch_send_side_ = allocate("adlib::batch_send", plan_.send_count());
+  batch_recv_side_ = allocate("adlib::batch_recv", plan_.recv_count());
+  if (staged()) {
+    batch_send_side_host_ = HostBytes(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("adlib::batch_send_h")),
+        batch_send_side_.extent(0));
+    batch_recv_side_host_ = HostBytes(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("adlib::batch_recv_h")),
+        batch_recv_side_.extent(0));
+  }
+}
+
+template <class MemorySpace>
+typename BlockMessSchedule<MemorySpace>::RequestSet&
+BlockMessSchedule<MemorySpace>::batch_requests_for(std::size_t element_size, Direction d,
+                                                   int arrays) {
+  for (auto& set : request_sets_)
+    if (set.arrays == arrays && set.element_size == element_size && set.direction == d) {
+      set.last_use = ++use_counter_;
+      return set;
+    }
+  RequestSet set;
+  set.element_size = element_size;
+  set.direction = d;
+  set.arrays = arrays;
+  set.last_use = ++use_counter_;
+  const MPI_Datatype type = element_type(element_size);
+  const bool forward = d == Direction::forward;
+  const bool stage = staged();
+  unsigned char* in = stage ? (forward ? batch_recv_side_host_ : batch_send_side_host_).data()
+                            : (forward ? batch_recv_side_ : batch_send_side_).data();
+  unsigned char* out = stage ? (forward ? batch_send_side_host_ : batch_recv_side_host_).data()
+                             : (forward ? batch_send_side_ : batch_recv_side_).data();
+  const auto k = static_cast<std::int64_t>(arrays);
+  for (const auto& m : incoming(d)) {
+    MPI_Request r;
+    ADLIB_MPI(MPI_Recv_init(in + k * m.staging_offset * element_size, static_cast<int>(k * m.count),
+                            type, m.peer, tag_.tag(), comm_.get(), &r),
+              "BlockMessSchedule");
+    set.incoming.push_back(r);
+  }
+  for (const auto& m : outgoing(d)) {
+    MPI_Request r;
+    ADLIB_MPI(
+        MPI_Send_init(out + k * m.staging_offset * element_size, static_cast<int>(k * m.count),
+                      type, m.peer, tag_.tag(), comm_.get(), &r),
+        "BlockMessSchedule");
+    set.outgoing.push_back(r);
+  }
+  request_sets_.push_back(std::move(set));
+  return request_sets_.back();
+}
+
+template <class MemorySpace>
+template <class T>
+void BlockMessSchedule<MemorySpace>::start_many(const std::vector<T*>& dst, std::size_t dst_span,
+                                                const std::vector<const T*>& src,
+                                                std::size_t src_span, Direction direction) {
+  constexpr const char* op = "BlockMessSchedule";
+  if (dst.size() != src.size() || dst.empty())
+    throw Error("start_many needs as many destinations as sources, at least one", comm_.rank(), op);
+  if (dst.size() == 1) return start(dst[0], dst_span, src[0], src_span, direction);
+  if (!plan_.built()) throw Error("start() before build()", comm_.rank(), op);
+  if (in_flight_) throw Error("start() while a previous start() is not finished", comm_.rank(), op);
+  check_spans<T>(dst_span, src_span, direction);
+  const int arrays = static_cast<int>(dst.size());
+  for (const auto* list : {&incoming(direction), &outgoing(direction)})
+    for (const auto& m : *list)
+      if (static_cast<std::int64_t>(arrays) * m.count > INT_MAX)
+        throw Error("a batch message would exceed an MPI count", comm_.rank(), op);
+  ensure_batch_buffers(sizeof(T), arrays);
+  RequestSet& requests = batch_requests_for(sizeof(T), direction, arrays);
+  const bool forward = direction == Direction::forward;
+  if (!requests.incoming.empty())
+    ADLIB_MPI(MPI_Startall(static_cast<int>(requests.incoming.size()), requests.incoming.data()),
+              op);
+  T* out = reinterpret_cast<T*>((forward ? batch_send_side_ : batch_recv_side_).data());
+  for (const auto& m : outgoing(direction)) {
+    std::int64_t position = arrays * m.staging_offset;
+    for (int k = 0; k < arrays; ++k)
+      for (const auto& block : m.blocks) {
+        pack_block<T>(space_, src[k], block, out + position);
+        position += block.count();
+      }
+  }
+  space_.fence();
+  if (staged())
+    Kokkos::deep_copy(forward ? batch_send_side_host_ : batch_recv_side_host_,
+                      forward ? batch_send_side_ : batch_recv_side_);
+  if (!requests.outgoing.empty())
+    ADLIB_MPI(MPI_Startall(static_cast<int>(requests.outgoing.size()), requests.outgoing.data()),
+              op);
+  for (int k = 0; k < arrays; ++k) {
+    if (plan_.local_copies_staged()) {
+      copy_locally_staged<T>(dst[k], src[k], direction);
+    } else {
+      for (const auto& c : plan_.local_copies())
+        copy_block<T>(space_, dst[k], forward ? c.recv_side : c.send_side, src[k],
+                      forward ? c.send_side : c.recv_side);
+    }
+  }
+  pending_many_.assign(dst.begin(), dst.end());
+  in_flight_ = true;
+  active_ = &requests;
+  pending_finish_ = &finish_many<T>;
+}
+
+template <class MemorySpace>
+template <class T>
+void BlockMessSchedule<MemorySpace>::finish_many(BlockMessSchedule& self) {
+  constexpr const char* op = "BlockMessSchedule";
+  RequestSet& requests = *self.active_;
+  const bool forward = requests.direction == Direction::forward;
+  const int arrays = requests.arrays;
+  const auto& messages = self.incoming(requests.direction);
+  Bytes& in_bytes = forward ? self.batch_recv_side_ : self.batch_send_side_;
+  HostBytes& in_host = forward ? self.batch_recv_side_host_ : self.batch_send_side_host_;
+  T* in = reinterpret_cast<T*>(in_bytes.data());
+  for (std::size_t done = 0; done < messages.size(); ++done) {
+    int index = MPI_UNDEFINED;
+    ADLIB_MPI(MPI_Waitany(static_cast<int>(requests.incoming.size()), requests.incoming.data(),
+                          &index, MPI_STATUS_IGNORE),
+              op);
+    if (index == MPI_UNDEFINED) break;
+    const PeerMessage& m = messages[index];
+    std::int64_t position = arrays * m.staging_offset;
+    if (staged()) {
+      const auto first = static_cast<std::size_t>(position) * sizeof(T);
+      const std::pair<std::size_t, std::size_t> range(
+          first, first + static_cast<std::size_t>(arrays * m.count) * sizeof(T));
+      Kokkos::deep_copy(Kokkos::subview(in_bytes, range), Kokkos::subview(in_host, range));
+    }
+    for (int k = 0; k < arrays; ++k)
+      for (const auto& block : m.blocks) {
+        unpack_block<T>(self.space_, static_cast<T*>(self.pending_many_[k]), block, in + position);
+        position += block.count();
+      }
+  }
+  if (!requests.outgoing.empty())
+    ADLIB_MPI(MPI_Waitall(static_cast<int>(requests.outgoing.size()), requests.outgoing.data(),
+                          MPI_STATUSES_IGNORE),
+              op);
+  self.space_.fence();
+}
+
+template <class MemorySpace>
+template <class T>
+void BlockMessSchedule<MemorySpace>::start(T* dst, std::size_t dst_span, const T* src,
+                                           std::size_t src_span, Direction direction) {
+  constexpr const char* op = "BlockMessSchedule";
+  if (!plan_.built()) throw Error("start() before build()", comm_.rank(), op);
+  if (in_flight_) throw Error("start() while a previous start() is not finished", comm_.rank(), op);
+  const bool forward = direction == Direction::forward;
+  check_spans<T>(dst_span, src_span, direction);
 
   ensure_buffers(sizeof(T));
   RequestSet& requests = requests_for(sizeof(T), direction, dst, src);
@@ -421,21 +652,7 @@ void BlockMessSchedule<MemorySpace>::start(T* dst, std::size_t dst_span, const T
   // The remaining local copies overlap with the messages in flight.
   for (const auto& walk : walks)
     if (!walk.packs) run_walk<T>(walk, dst, src, out_buffer);
-  if (plan_.local_copies_staged()) {
-    T* local = reinterpret_cast<T*>(local_.data());
-    const auto& from = forward ? plan_.local_send_blocks() : plan_.local_recv_blocks();
-    const auto& to = forward ? plan_.local_recv_blocks() : plan_.local_send_blocks();
-    std::int64_t position = 0;
-    for (const auto& b : from) {
-      pack_block<T>(space_, src, b, local + position);
-      position += b.count();
-    }
-    position = 0;
-    for (const auto& b : to) {
-      unpack_block<T>(space_, dst, b, local + position);
-      position += b.count();
-    }
-  }
+  if (plan_.local_copies_staged()) copy_locally_staged<T>(dst, src, direction);
 
   in_flight_ = true;
   active_ = &requests;

@@ -206,6 +206,45 @@ TEST(WriteHalo, OverlapWithInteriorUpdateAndReuseAcrossArrays) {
   }
 }
 
+// Three fields of one layout in one exchange (one message per peer carries
+// all three): each field must get its own neighbours' values, never another
+// field's.
+TEST(WriteHalo, SeveralArraysShareOneMessagePerPeer) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  std::mt19937 rng(99);
+  for (int trial = 0; trial < 40; ++trial) {
+    adlib::ProcessGrid grid = adlib::ProcessGrid::balanced(comm, 2);
+    std::vector<int> axes = {0, 1};
+    const Config c = random_config<2>(grid, axes, rng);
+    std::array<adlib::RangePtr, 2> ranges = {c.ranges[0], c.ranges[1]};
+    adlib::DistArray<double, 2> u(grid, ranges), v(grid, ranges), w(grid, ranges);
+    adlib::WriteHalo<double, 2> halo(u.layout(), c.halo);
+    for (int rep = 0; rep < 2; ++rep) {
+      int field = 0;
+      for (auto* a : {&u, &v, &w}) {
+        fill_poisoned(*a);
+        // Distinct values per field: shift the owned values by 1000 * field.
+        Kokkos::parallel_for("shift", a->local_view().span(), [&, off = 1000.0 * field](size_t i) {
+          double& x = a->local_view().data()[i];
+          if (x != kPoison) x += off;
+        });
+        ++field;
+      }
+      halo.execute({&u, &v, &w});
+      field = 0;
+      for (auto* a : {&u, &v, &w}) {
+        Kokkos::parallel_for("unshift", a->local_view().span(),
+                             [&, off = 1000.0 * field](size_t i) {
+                               double& x = a->local_view().data()[i];
+                               if (x != kPoison) x -= off;
+                             });
+        ASSERT_EQ(check_all_cells(*a, c.halo), 0) << "field " << field << " trial " << trial;
+        ++field;
+      }
+    }
+  }
+}
+
 template <class F>
 void expect_error_everywhere(F&& f, const std::string& needle) {
   int threw = 0;
