@@ -1,9 +1,12 @@
-// Boundary: what happens at the ends of a dimension, for halos and shifts.
+// Boundary: what happens at the ends of a dimension, for halos and shifts
+// (Adlib's EDGE / CYCL / NONE; ShiftMode is the same type).
 //
-//   edge    not periodic: ghost cells outside the domain (or destination
-//           elements that nothing shifts into) are left as they are
+//   edge    not periodic: ghost cells outside the domain, or destination
+//           elements that nothing shifts into, are left as they are
 //   cyclic  periodic: indices wrap around the extent
-//   none    nothing is exchanged across this dimension's boundaries
+//   none    WriteHalo: this dimension's ghost cells are not filled;
+//           Shift: destination elements that nothing shifts into are set
+//           to T{} (Fortran EOSHIFT's default boundary)
 #pragma once
 
 namespace adlib {
