@@ -152,6 +152,20 @@ void verify(const std::string& case_name, const std::string& impl, const std::st
   }
 }
 
+// One implementation's verified and timed phases, as every case runs them:
+// prepare() (poison the destination), op() once, check("first"); prepare()
+// again, the warm-ups and timed loops, check("after timing").
+template <class Prepare, class Op, class Check>
+Measurement verified_time_op(Prepare&& prepare, Op&& op, Check&& check) {
+  prepare();
+  op();
+  check("first");
+  prepare();
+  const Measurement m = time_op(op);
+  check("after timing");
+  return m;
+}
+
 // ---- output --------------------------------------------------------------------------
 
 struct Line {
@@ -184,6 +198,8 @@ void add_case(const std::string& name, std::function<void()> body);
 
 void register_limit_cases();
 void register_remap_cases();
+void register_halo_cases();
+void register_shift_cases();
 void register_plan_cases();
 
 }  // namespace bench

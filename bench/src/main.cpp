@@ -77,6 +77,8 @@ int main(int argc, char** argv) {
       // figure can be read against them.
       bench::register_limit_cases();
       bench::register_remap_cases();
+      bench::register_halo_cases();
+      bench::register_shift_cases();
       bench::register_plan_cases();
       if (!listing) {
         bench::write_meta();

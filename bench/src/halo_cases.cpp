@@ -1,0 +1,512 @@
+// Halo cases (SCENARIOS.md, H2D-N, H2DC-N, H3D-N): the raw-MPI baselines of a
+// width-1 halo exchange on a block-distributed global N^D array, non-periodic.
+//
+//   mpi-pack   neighbour plan; pack every send box into its buffer,
+//              MPI_Irecv all / MPI_Isend all / MPI_Waitall, unpack
+//   mpi-dtype  one committed subarray type per send and receive box,
+//              MPI_Irecv / MPI_Isend straight from and to the array
+//   floor      MPI_Sendrecv of a contiguous buffer with rank r^1
+//   *-fresh    the same, after rewriting the cells about to be sent (a
+//              solver always sends freshly computed data)
+//   touch      that rewrite alone
+//
+// Line order per case: (adlib lines, hook below), mpi-pack:setup, mpi-pack,
+// mpi-pack-fresh, mpi-dtype:setup, mpi-dtype, mpi-dtype-fresh, floor,
+// floor-fresh, touch.  Each group has its own array, freed before the next
+// one allocates, so they do not compete for cache or memory.
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+
+namespace bench {
+
+namespace {
+
+using Index = std::int64_t;
+
+// Tag of a halo message: kHaloTag + the direction it travels (0..26).
+constexpr int kHaloTag = 7200;
+constexpr int kFloorTag = 7230;
+
+// Box: faces, edges and corners; star: faces only (cells that are ghost in
+// exactly one dimension).
+enum class Stencil { kBox, kStar };
+
+// One rank's piece of the global array with one ghost layer on every side.
+// Every array is handled as 3-D: a 2-D case gets a leading dimension of
+// extent 1 without ghost layer, so that one set of loops, boxes and types
+// serves 2-D and 3-D.
+struct Geometry {
+  Index n = 0;                         // global extent of every real dimension
+  std::array<Index, 3> halo{};         // ghost width: 1, 0 on the 2-D padding dimension
+  std::array<int, 3> grid{}, coord{};  // process grid (row-major ranks), my place in it
+  std::array<Index, 3> lo{}, count{};  // owned global indices [lo, lo + count)
+  std::array<Index, 3> ext{};          // local extents, ghosts included
+  std::array<Index, 3> stride{};       // local row-major strides
+  std::array<Index, 3> global_stride{};
+  std::size_t cells = 0;
+
+  Geometry(int dims, Index n_global, const std::array<int, 3>& process_grid, int r)
+      : n(n_global), grid(process_grid) {
+    for (int d = 2; d >= 0; --d) {
+      coord[d] = r % grid[d];
+      r /= grid[d];
+    }
+    for (int d = 0; d < 3; ++d) {
+      const bool real = d >= 3 - dims;
+      halo[d] = real ? 1 : 0;
+      const Index extent = real ? n : 1;
+      // Block distribution: coordinate c owns [c*N/P, (c+1)*N/P).
+      lo[d] = coord[d] * extent / grid[d];
+      count[d] = (coord[d] + 1) * extent / grid[d] - lo[d];
+      ext[d] = count[d] + 2 * halo[d];
+    }
+    stride = {ext[1] * ext[2], ext[2], 1};
+    global_stride = {n * n, n, 1};
+    cells = static_cast<std::size_t>(ext[0] * ext[1] * ext[2]);
+  }
+
+  Index offset(Index l0, Index l1, Index l2) const {
+    return l0 * stride[0] + l1 * stride[1] + l2 * stride[2];
+  }
+  // Global coordinate of local index l along d (out of [0, N) for the
+  // ghosts beyond the domain).
+  Index global(int d, Index l) const { return lo[d] + l - halo[d]; }
+  Index global_linear(Index l0, Index l1, Index l2) const {
+    return global(0, l0) * global_stride[0] + global(1, l1) * global_stride[1] +
+           global(2, l2) * global_stride[2];
+  }
+  bool owned(int d, Index l) const { return l >= halo[d] && l < halo[d] + count[d]; }
+};
+
+// A box of local cells: start and extent per dimension, with the local
+// offset and global linear index of its first cell.
+struct Box {
+  std::array<Index, 3> start{}, extent{};
+  Index offset = 0, first_global = 0;
+  std::size_t cells() const { return static_cast<std::size_t>(extent[0] * extent[1] * extent[2]); }
+};
+
+Box make_box(const Geometry& g, const std::array<Index, 3>& start,
+             const std::array<Index, 3>& extent) {
+  Box b{start, extent, g.offset(start[0], start[1], start[2]), 0};
+  b.first_global = g.global_linear(start[0], start[1], start[2]);
+  return b;
+}
+
+struct Neighbour {
+  int rank = 0;
+  int send_tag = 0, recv_tag = 0;
+  Box send, recv;  // owned cells it needs, my ghost cells it owns
+};
+
+// Every neighbour of the stencil that exists (non-periodic: none beyond the
+// edge of the process grid), with the boxes exchanged with it.  Written for
+// any process grid: up to 8 neighbours in 2-D (box), 26 in 3-D (box) or 6
+// (star).
+std::vector<Neighbour> neighbour_plan(const Geometry& g, Stencil stencil) {
+  std::vector<Neighbour> plan;
+  std::array<int, 3> o{};
+  for (o[0] = -1; o[0] <= 1; ++o[0])
+    for (o[1] = -1; o[1] <= 1; ++o[1])
+      for (o[2] = -1; o[2] <= 1; ++o[2]) {
+        int moved = 0, peer = 0;
+        bool exists = true;
+        for (int d = 0; d < 3; ++d) {
+          if (o[d] != 0 && g.halo[d] == 0) exists = false;  // the 2-D padding dimension
+          const int c = g.coord[d] + o[d];
+          if (c < 0 || c >= g.grid[d]) exists = false;
+          moved += o[d] != 0;
+          peer = peer * g.grid[d] + c;
+        }
+        if (!exists || moved == 0 || (stencil == Stencil::kStar && moved > 1)) continue;
+        Neighbour nb;
+        nb.rank = peer;
+        // Direction o has index (o0+1)*9 + (o1+1)*3 + (o2+1); the peer sends
+        // my ghosts in the opposite direction, 26 - that.
+        const int direction = (o[0] + 1) * 9 + (o[1] + 1) * 3 + (o[2] + 1);
+        nb.send_tag = kHaloTag + direction;
+        nb.recv_tag = kHaloTag + 26 - direction;
+        std::array<Index, 3> send_start{}, recv_start{}, extent{};
+        for (int d = 0; d < 3; ++d) {
+          // Along o: my outermost owned layer and the ghost layer beyond it
+          // (width 1); across o: the whole owned range.
+          const Index first = g.halo[d], last = g.halo[d] + g.count[d] - 1;
+          extent[d] = o[d] == 0 ? g.count[d] : 1;
+          send_start[d] = o[d] < 0 ? first : o[d] > 0 ? last : first;
+          recv_start[d] = o[d] < 0 ? first - 1 : o[d] > 0 ? last + 1 : first;
+        }
+        nb.send = make_box(g, send_start, extent);
+        nb.recv = make_box(g, recv_start, extent);
+        plan.push_back(nb);
+      }
+  return plan;
+}
+
+// Copies a box between the array and a contiguous buffer (kPack: array ->
+// buffer).  A box one value wide (a column) is a plain strided loop, not one
+// memcpy per value; wider boxes are one memcpy per row.
+template <bool kPack>
+void copy_box(const Geometry& g, const Box& b, double* array, double* buffer) {
+  double* base = array + b.offset;
+  const Index width = b.extent[2];
+  if (width == 1) {
+    for (Index i = 0; i < b.extent[0]; ++i)
+      for (Index j = 0; j < b.extent[1]; ++j) {
+        double& cell = base[i * g.stride[0] + j * g.stride[1]];
+        if (kPack)
+          *buffer++ = cell;
+        else
+          cell = *buffer++;
+      }
+    return;
+  }
+  const std::size_t row_bytes = static_cast<std::size_t>(width) * sizeof(double);
+  for (Index i = 0; i < b.extent[0]; ++i)
+    for (Index j = 0; j < b.extent[1]; ++j, buffer += width) {
+      double* row = base + i * g.stride[0] + j * g.stride[1];
+      if (kPack)
+        std::memcpy(buffer, row, row_bytes);
+      else
+        std::memcpy(row, buffer, row_bytes);
+    }
+}
+
+// The `-fresh` / `touch` rewrite: every cell of every send box gets the
+// value it already holds, double(g) computed from the global index, send box
+// by send box, last index fastest, so its cache line is dirty as after a
+// solver step.
+void rewrite_send_cells(const Geometry& g, const std::vector<Neighbour>& plan, double* array) {
+  for (const Neighbour& nb : plan) {
+    const Box& b = nb.send;
+    for (Index i = 0; i < b.extent[0]; ++i)
+      for (Index j = 0; j < b.extent[1]; ++j) {
+        double* row = array + b.offset + i * g.stride[0] + j * g.stride[1];
+        const Index first = b.first_global + i * g.global_stride[0] + j * g.global_stride[1];
+        for (Index k = 0; k < b.extent[2]; ++k) row[k] = static_cast<double>(first + k);
+      }
+  }
+}
+
+// MPI_Irecv all / MPI_Isend all / MPI_Waitall; post_recv(q, request) and
+// post_send(q, request) start the messages of neighbour q.
+template <class PostRecv, class PostSend>
+void exchange(std::vector<MPI_Request>& requests, std::size_t neighbours, PostRecv&& post_recv,
+              PostSend&& post_send) {
+  for (std::size_t q = 0; q < neighbours; ++q) post_recv(q, &requests[q]);
+  for (std::size_t q = 0; q < neighbours; ++q) post_send(q, &requests[neighbours + q]);
+  MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+}
+
+// mpi-pack: the plan, one send and one receive buffer per neighbour
+// (allocated and touched in the setup).
+struct PackExchange {
+  const Geometry* g = nullptr;
+  std::vector<Neighbour> plan;
+  std::vector<std::vector<double>> send_buffers, recv_buffers;
+  std::vector<MPI_Request> requests;
+
+  PackExchange(const Geometry& geometry, Stencil stencil)
+      : g(&geometry), plan(neighbour_plan(geometry, stencil)) {
+    for (const Neighbour& nb : plan) {
+      send_buffers.emplace_back(nb.send.cells(), 0.0);
+      recv_buffers.emplace_back(nb.recv.cells(), 0.0);
+    }
+    requests.resize(2 * plan.size());
+  }
+
+  void execute(double* array) {
+    for (std::size_t q = 0; q < plan.size(); ++q)
+      copy_box<true>(*g, plan[q].send, array, send_buffers[q].data());
+    exchange(
+        requests, plan.size(),
+        [&](std::size_t q, MPI_Request* request) {
+          MPI_Irecv(recv_buffers[q].data(), static_cast<int>(recv_buffers[q].size()), MPI_DOUBLE,
+                    plan[q].rank, plan[q].recv_tag, comm(), request);
+        },
+        [&](std::size_t q, MPI_Request* request) {
+          MPI_Isend(send_buffers[q].data(), static_cast<int>(send_buffers[q].size()), MPI_DOUBLE,
+                    plan[q].rank, plan[q].send_tag, comm(), request);
+        });
+    for (std::size_t q = 0; q < plan.size(); ++q)
+      copy_box<false>(*g, plan[q].recv, array, recv_buffers[q].data());
+  }
+};
+
+MPI_Datatype subarray_type(const Geometry& g, const Box& b) {
+  int sizes[3], subsizes[3], starts[3];
+  for (int d = 0; d < 3; ++d) {
+    sizes[d] = static_cast<int>(g.ext[d]);
+    subsizes[d] = static_cast<int>(b.extent[d]);
+    starts[d] = static_cast<int>(b.start[d]);
+  }
+  MPI_Datatype type;
+  MPI_Type_create_subarray(3, sizes, subsizes, starts, MPI_ORDER_C, MPI_DOUBLE, &type);
+  MPI_Type_commit(&type);
+  return type;
+}
+
+// mpi-dtype: the plan and one committed subarray type per send and receive
+// box, freed with the object.
+struct DtypeExchange {
+  std::vector<Neighbour> plan;
+  std::vector<MPI_Datatype> send_types, recv_types;
+  std::vector<MPI_Request> requests;
+
+  DtypeExchange(const Geometry& g, Stencil stencil) : plan(neighbour_plan(g, stencil)) {
+    for (const Neighbour& nb : plan) {
+      send_types.push_back(subarray_type(g, nb.send));
+      recv_types.push_back(subarray_type(g, nb.recv));
+    }
+    requests.resize(2 * plan.size());
+  }
+  DtypeExchange(const DtypeExchange&) = delete;
+  DtypeExchange& operator=(const DtypeExchange&) = delete;
+  ~DtypeExchange() {
+    for (MPI_Datatype& t : send_types) MPI_Type_free(&t);
+    for (MPI_Datatype& t : recv_types) MPI_Type_free(&t);
+  }
+
+  void execute(double* array) {
+    exchange(
+        requests, plan.size(),
+        [&](std::size_t q, MPI_Request* request) {
+          MPI_Irecv(array, 1, recv_types[q], plan[q].rank, plan[q].recv_tag, comm(), request);
+        },
+        [&](std::size_t q, MPI_Request* request) {
+          MPI_Isend(array, 1, send_types[q], plan[q].rank, plan[q].send_tag, comm(), request);
+        });
+  }
+};
+
+// ---- verification ------------------------------------------------------------------
+
+// The local array of one implementation group: owned cells hold double(g),
+// ghosts the poison.
+std::vector<double> make_array(const Geometry& g) {
+  std::vector<double> a(g.cells, kPoison);
+  for (Index i = 0; i < g.ext[0]; ++i)
+    for (Index j = 0; j < g.ext[1]; ++j)
+      for (Index k = 0; k < g.ext[2]; ++k)
+        if (g.owned(0, i) && g.owned(1, j) && g.owned(2, k))
+          a[static_cast<std::size_t>(g.offset(i, j, k))] =
+              static_cast<double>(g.global_linear(i, j, k));
+  return a;
+}
+
+// Before a verified phase: every ghost cell gets the poison, and with
+// `send_cells` (the -fresh variants, touch) every cell of the send boxes
+// too, so that a rewrite that writes wrong values, or comes after the send,
+// fails.
+void poison_for_phase(const Geometry& g, const std::vector<Neighbour>& plan, std::vector<double>& a,
+                      bool send_cells) {
+  for (Index i = 0; i < g.ext[0]; ++i)
+    for (Index j = 0; j < g.ext[1]; ++j)
+      for (Index k = 0; k < g.ext[2]; ++k)
+        if (!(g.owned(0, i) && g.owned(1, j) && g.owned(2, k)))
+          a[static_cast<std::size_t>(g.offset(i, j, k))] = kPoison;
+  if (!send_cells) return;
+  for (const Neighbour& nb : plan) {
+    const Box& b = nb.send;
+    for (Index i = 0; i < b.extent[0]; ++i)
+      for (Index j = 0; j < b.extent[1]; ++j)
+        poison(a.data() + b.offset + i * g.stride[0] + j * g.stride[1],
+               static_cast<std::size_t>(b.extent[2]));
+  }
+}
+
+// Compares every local cell with the serial reference: owned cells hold
+// double(g); a ghost holds double(g) if `ghosts_filled` and it lies inside
+// the domain and in the stencil (star: ghost in exactly one dimension),
+// else it is still poisoned.
+void check_array(const std::string& name, const std::string& impl, const std::string& phase,
+                 const Geometry& g, Stencil stencil, const std::vector<double>& a,
+                 bool ghosts_filled) {
+  for (Index i = 0; i < g.ext[0]; ++i)
+    for (Index j = 0; j < g.ext[1]; ++j)
+      for (Index k = 0; k < g.ext[2]; ++k) {
+        const Index l[3] = {i, j, k};
+        int ghost_dims = 0;
+        bool inside = true;
+        for (int d = 0; d < 3; ++d) {
+          ghost_dims += !g.owned(d, l[d]);
+          const Index x = g.global(d, l[d]);
+          inside = inside && x >= 0 && x < (g.halo[d] ? g.n : 1);
+        }
+        const bool filled = ghost_dims == 0 || (ghosts_filled && inside &&
+                                                (stencil == Stencil::kBox || ghost_dims == 1));
+        const double expected = filled ? static_cast<double>(g.global_linear(i, j, k)) : kPoison;
+        const auto at = static_cast<std::size_t>(g.offset(i, j, k));
+        if (a[at] != expected) verification_failed(name, impl, phase, at, a[at], expected);
+      }
+}
+
+std::size_t total_cells(const std::vector<Neighbour>& plan, Box Neighbour::*side) {
+  std::size_t cells = 0;
+  for (const Neighbour& nb : plan) cells += (nb.*side).cells();
+  return cells;
+}
+
+// ---- one case ---------------------------------------------------------------------------
+
+struct HaloCase {
+  std::string name;
+  int dims;
+  Index n;
+  int split_dim;  // the distributed dimension, in the case's own numbering
+  Stencil stencil;
+  const char* rewritten;  // what the -fresh rewrite writes, for the notes
+};
+
+// One implementation of an exchange group (mpi-pack or mpi-dtype) and its
+// -fresh variant on the same plan and array.
+template <class Exchange>
+void run_exchange_pair(const HaloCase& c, const Geometry& g, Exchange& x, const std::string& impl,
+                       double bytes, const std::string& note) {
+  std::vector<double> a = make_array(g);
+  const double send_bytes = static_cast<double>(total_cells(x.plan, &Neighbour::send)) * 8;
+  for (const bool fresh : {false, true}) {
+    const std::string name = impl + (fresh ? "-fresh" : "");
+    const Measurement m = verified_time_op(
+        [&] { poison_for_phase(g, x.plan, a, fresh); },
+        [&] {
+          if (fresh) rewrite_send_cells(g, x.plan, a.data());
+          x.execute(a.data());
+        },
+        [&](const char* phase) { check_array(c.name, name, phase, g, c.stencil, a, true); });
+    report({c.name, name, "op", m, bytes, bytes,
+            fresh ? std::string("rewrite of ") + c.rewritten + " (" +
+                        std::to_string(static_cast<long long>(send_bytes)) + " B per rank), then " +
+                        note
+                  : note});
+  }
+}
+
+// floor / floor-fresh: one MPI_Sendrecv with rank r^1 of `count` doubles
+// (the largest halo any rank receives).  The buffer holds a stand-in for the
+// halo values: double(r*count + k).
+void run_floor(const HaloCase& c, std::size_t count, double bytes) {
+  const int partner = rank() ^ 1;
+  std::vector<double> send(count), recv(count);
+  const Index base = Index(rank()) * Index(count), partner_base = Index(partner) * Index(count);
+  auto rewrite = [&] {
+    double* s = send.data();
+    for (std::size_t k = 0; k < count; ++k) s[k] = static_cast<double>(base + Index(k));
+  };
+  rewrite();
+  auto sendrecv = [&] {
+    MPI_Sendrecv(send.data(), static_cast<int>(count), MPI_DOUBLE, partner, kFloorTag, recv.data(),
+                 static_cast<int>(count), MPI_DOUBLE, partner, kFloorTag, comm(),
+                 MPI_STATUS_IGNORE);
+  };
+  for (const bool fresh : {false, true}) {
+    const std::string impl = fresh ? "floor-fresh" : "floor";
+    const Measurement m = verified_time_op(
+        [&] {
+          poison(recv);
+          if (fresh) poison(send);
+        },
+        [&] {
+          if (fresh) rewrite();
+          sendrecv();
+        },
+        [&](const char* phase) {
+          verify(c.name, impl, phase, recv.data(), count,
+                 [&](std::size_t k) { return static_cast<double>(partner_base + Index(k)); });
+        });
+    report({c.name, impl, "op", m, bytes, bytes,
+            fresh ? "plain-loop rewrite of the contiguous send buffer, then MPI_Sendrecv with r^1"
+                  : "MPI_Sendrecv of a contiguous buffer with r^1"});
+  }
+}
+
+void halo_case(const HaloCase& c) {
+  const int p = size();
+  std::array<int, 3> grid{1, 1, 1};
+  grid[3 - c.dims + c.split_dim] = p;
+  const Geometry g(c.dims, c.n, grid, rank());
+  // Received cells per rank: bytes and offrank bytes (all of it crosses
+  // ranks), reduced to the MAX over ranks by report().
+  const std::vector<Neighbour> plan = neighbour_plan(g, c.stencil);
+  const std::size_t recv_cells = total_cells(plan, &Neighbour::recv);
+  const double bytes = static_cast<double>(recv_cells) * 8;
+
+  // adlib lines (adlib:setup, adlib, adlib-fresh, adlib-start-finish): see
+  // issue 3 (WriteHalo).  They go here, before the baselines, on adlib's own
+  // DistArray with the same geometry, stencil and rewrite (rewrite_send_cells
+  // order: send box by send box, last index fastest).
+
+  {  // mpi-pack, mpi-pack-fresh
+    std::unique_ptr<PackExchange> x;
+    const Measurement setup = time_setup([&] { x = std::make_unique<PackExchange>(g, c.stencil); });
+    report({c.name, "mpi-pack:setup", "setup", setup, 0, 0,
+            "neighbour plan, pack buffers (allocated and touched)", false});
+    run_exchange_pair(c, g, *x, "mpi-pack", bytes,
+                      "pack per neighbour (memcpy per row, strided loop for one-wide boxes), "
+                      "MPI_Irecv/MPI_Isend/MPI_Waitall, unpack; " +
+                          std::to_string(x->plan.size()) + " neighbours on rank 0");
+  }
+
+  {  // mpi-dtype, mpi-dtype-fresh
+    std::unique_ptr<DtypeExchange> x;
+    const Measurement setup =
+        time_setup([&] { x = std::make_unique<DtypeExchange>(g, c.stencil); });
+    report({c.name, "mpi-dtype:setup", "setup", setup, 0, 0,
+            "neighbour plan, MPI_Type_create_subarray per send and receive box, committed", false});
+    run_exchange_pair(c, g, *x, "mpi-dtype", bytes,
+                      "MPI_Irecv/MPI_Isend of subarray types straight from/to the array, "
+                      "MPI_Waitall");
+  }
+
+  // floor needs a partner r^1 for every rank.
+  if (p % 2 == 0) {
+    run_floor(c, static_cast<std::size_t>(max_over_ranks(static_cast<double>(recv_cells))), bytes);
+  } else if (rank() == 0) {
+    std::fprintf(stderr, "adlib_bench: %s floor needs an even number of ranks, skipped\n",
+                 c.name.c_str());
+  }
+
+  {  // touch: the -fresh rewrite alone; every ghost must stay poisoned
+    std::vector<double> a = make_array(g);
+    const Measurement m = verified_time_op(
+        [&] { poison_for_phase(g, plan, a, true); }, [&] { rewrite_send_cells(g, plan, a.data()); },
+        [&](const char* phase) { check_array(c.name, "touch", phase, g, c.stencil, a, false); });
+    report({c.name, "touch", "op", m, static_cast<double>(total_cells(plan, &Neighbour::send)) * 8,
+            0, std::string("plain-loop rewrite of ") + c.rewritten + ", no communication"});
+  }
+}
+
+}  // namespace
+
+void register_halo_cases() {
+  for (const Index n : {512, 2048, 8192}) {
+    const std::string size = std::to_string(n);
+    add_case("H2D-" + size, [n, size] {
+      halo_case({"H2D-" + size, 2, n, 0, Stencil::kBox, "the owned rows next to the neighbours"});
+    });
+  }
+  for (const Index n : {512, 2048, 8192}) {
+    const std::string size = std::to_string(n);
+    add_case("H2DC-" + size, [n, size] {
+      halo_case({"H2DC-" + size, 2, n, 1, Stencil::kBox,
+                 "the owned columns next to the neighbours (stride N/P + 2)"});
+    });
+  }
+  for (const Index n : {64, 256}) {
+    const std::string size = std::to_string(n);
+    add_case("H3D-" + size, [n, size] {
+      halo_case({"H3D-" + size, 3, n, 0, Stencil::kStar,
+                 "the owned planes next to the neighbours (N rows of N values)"});
+    });
+  }
+}
+
+}  // namespace bench
