@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "adlib.hpp"
 #include "common.hpp"
 
 namespace bench {
@@ -306,7 +307,7 @@ std::vector<double> make_array(const Geometry& g) {
 // `send_cells` (the -fresh variants, touch) every cell of the send boxes
 // too, so that a rewrite that writes wrong values, or comes after the send,
 // fails.
-void poison_for_phase(const Geometry& g, const std::vector<Neighbour>& plan, std::vector<double>& a,
+void poison_for_phase(const Geometry& g, const std::vector<Neighbour>& plan, double* a,
                       bool send_cells) {
   for (Index i = 0; i < g.ext[0]; ++i)
     for (Index j = 0; j < g.ext[1]; ++j)
@@ -318,7 +319,7 @@ void poison_for_phase(const Geometry& g, const std::vector<Neighbour>& plan, std
     const Box& b = nb.send;
     for (Index i = 0; i < b.extent[0]; ++i)
       for (Index j = 0; j < b.extent[1]; ++j)
-        poison(a.data() + b.offset + i * g.stride[0] + j * g.stride[1],
+        poison(a + b.offset + i * g.stride[0] + j * g.stride[1],
                static_cast<std::size_t>(b.extent[2]));
   }
 }
@@ -328,8 +329,7 @@ void poison_for_phase(const Geometry& g, const std::vector<Neighbour>& plan, std
 // the domain and in the stencil (star: ghost in exactly one dimension),
 // else it is still poisoned.
 void check_array(const std::string& name, const std::string& impl, const std::string& phase,
-                 const Geometry& g, Stencil stencil, const std::vector<double>& a,
-                 bool ghosts_filled) {
+                 const Geometry& g, Stencil stencil, const double* a, bool ghosts_filled) {
   for (Index i = 0; i < g.ext[0]; ++i)
     for (Index j = 0; j < g.ext[1]; ++j)
       for (Index k = 0; k < g.ext[2]; ++k) {
@@ -376,12 +376,12 @@ void run_exchange_pair(const HaloCase& c, const Geometry& g, Exchange& x, const 
   for (const bool fresh : {false, true}) {
     const std::string name = impl + (fresh ? "-fresh" : "");
     const Measurement m = verified_time_op(
-        [&] { poison_for_phase(g, x.plan, a, fresh); },
+        [&] { poison_for_phase(g, x.plan, a.data(), fresh); },
         [&] {
           if (fresh) rewrite_send_cells(g, x.plan, a.data());
           x.execute(a.data());
         },
-        [&](const char* phase) { check_array(c.name, name, phase, g, c.stencil, a, true); });
+        [&](const char* phase) { check_array(c.name, name, phase, g, c.stencil, a.data(), true); });
     report({c.name, name, "op", m, bytes, bytes,
             fresh ? std::string("rewrite of ") + c.rewritten + " (" +
                         std::to_string(static_cast<long long>(send_bytes)) + " B per rank), then " +
@@ -428,6 +428,65 @@ void run_floor(const HaloCase& c, std::size_t count, double bytes) {
   }
 }
 
+// adlib's lines: a DistArray whose local block is exactly the geometry's
+// (ghost width 1 on the real dimensions, edge boundaries), one WriteHalo
+// built once (box stencil: corners; star: faces only).  The rewrite of the
+// -fresh variants is the baselines' (rewrite_send_cells), on adlib's memory.
+template <int R>
+void adlib_lines(const HaloCase& c, const Geometry& g, const std::vector<Neighbour>& plan,
+                 double bytes) {
+  std::vector<int> shape(R, 1);
+  shape[c.split_dim] = size();
+  adlib::ProcessGrid grid(adlib::Comm(comm()), shape);
+  std::array<adlib::RangePtr, R> ranges;
+  for (int d = 0; d < R; ++d)
+    ranges[d] =
+        d == c.split_dim
+            ? adlib::RangePtr(std::make_shared<adlib::GhostBlockRange>(c.n, grid.dim(d), 1, 1))
+            : adlib::RangePtr(
+                  std::make_shared<adlib::CollapsedRange>(c.n, adlib::Ghosts{1, 1, false}));
+  adlib::DistArray<double, R> a(grid, ranges);
+  double* data = a.local_view().data();
+  if (a.local_view().span() != g.cells) {
+    std::fprintf(stderr, "adlib_bench: %s: adlib's local block differs from the scenario's\n",
+                 c.name.c_str());
+    MPI_Abort(MPI_COMM_WORLD, 3);
+  }
+  const std::vector<double> start = make_array(g);
+  std::copy(start.begin(), start.end(), data);
+  adlib::HaloWidths widths = adlib::full_halo(a.layout());
+  widths.corners = c.stencil == Stencil::kBox;
+  std::unique_ptr<adlib::WriteHalo<double, R>> halo;
+  const Measurement setup =
+      time_setup([&] { halo = std::make_unique<adlib::WriteHalo<double, R>>(a.layout(), widths); });
+  report({c.name, "adlib:setup", "setup", setup, 0, 0,
+          "WriteHalo constructor: plan from the ranges, agreement, buffers", false});
+  struct Variant {
+    const char* impl;
+    bool fresh, split;
+  };
+  for (const Variant v : {Variant{"adlib", false, false}, Variant{"adlib-fresh", true, false},
+                          Variant{"adlib-start-finish", true, true}}) {
+    const Measurement m = verified_time_op(
+        [&] { poison_for_phase(g, plan, data, v.fresh); },
+        [&] {
+          if (v.fresh) rewrite_send_cells(g, plan, data);
+          if (v.split) {
+            halo->start(a);  // an application updates its interior here
+            halo->finish();
+          } else {
+            halo->execute(a);
+          }
+        },
+        [&](const char* phase) { check_array(c.name, v.impl, phase, g, c.stencil, data, true); });
+    const auto& p = halo->schedule().plan();
+    report({c.name, v.impl, "op", m, bytes, bytes,
+            std::string(v.fresh ? "rewrite of the send cells, then " : "") +
+                (v.split ? "WriteHalo::start + finish" : "WriteHalo::execute") + "; " +
+                std::to_string(p.send_messages().size()) + " messages on rank 0, C order"});
+  }
+}
+
 void halo_case(const HaloCase& c) {
   const int p = size();
   std::array<int, 3> grid{1, 1, 1};
@@ -439,10 +498,10 @@ void halo_case(const HaloCase& c) {
   const std::size_t recv_cells = total_cells(plan, &Neighbour::recv);
   const double bytes = static_cast<double>(recv_cells) * 8;
 
-  // adlib lines (adlib:setup, adlib, adlib-fresh, adlib-start-finish): see
-  // issue 3 (WriteHalo).  They go here, before the baselines, on adlib's own
-  // DistArray with the same geometry, stencil and rewrite (rewrite_send_cells
-  // order: send box by send box, last index fastest).
+  if (c.dims == 2)
+    adlib_lines<2>(c, g, plan, bytes);
+  else
+    adlib_lines<3>(c, g, plan, bytes);
 
   {  // mpi-pack, mpi-pack-fresh
     std::unique_ptr<PackExchange> x;
@@ -476,9 +535,12 @@ void halo_case(const HaloCase& c) {
 
   {  // touch: the -fresh rewrite alone; every ghost must stay poisoned
     std::vector<double> a = make_array(g);
-    const Measurement m = verified_time_op(
-        [&] { poison_for_phase(g, plan, a, true); }, [&] { rewrite_send_cells(g, plan, a.data()); },
-        [&](const char* phase) { check_array(c.name, "touch", phase, g, c.stencil, a, false); });
+    const Measurement m =
+        verified_time_op([&] { poison_for_phase(g, plan, a.data(), true); },
+                         [&] { rewrite_send_cells(g, plan, a.data()); },
+                         [&](const char* phase) {
+                           check_array(c.name, "touch", phase, g, c.stencil, a.data(), false);
+                         });
     report({c.name, "touch", "op", m, static_cast<double>(total_cells(plan, &Neighbour::send)) * 8,
             0, std::string("plain-loop rewrite of ") + c.rewritten + ", no communication"});
   }

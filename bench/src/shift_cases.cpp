@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "adlib.hpp"
 #include "common.hpp"
 
 namespace bench {
@@ -36,9 +37,23 @@ void sh1_case(Index n) {
   auto shifted = [&](std::size_t l) { return static_cast<double>((lo + Index(l) - 1 + n) % n); };
   auto copied = [&](std::size_t l) { return static_cast<double>(lo + Index(l)); };
 
-  // adlib lines (adlib:setup, adlib): see the Shift issue (adlib::Shift,
-  // CYCL mode).  They go here, before the baselines, on adlib's own
-  // DistArrays with the same distribution and values.
+  {  // adlib: one CShift schedule over block-distributed DistArrays
+    adlib::ProcessGrid grid(adlib::Comm(comm()), {p});
+    auto range = std::make_shared<adlib::BlockRange>(n, grid.dim(0));
+    adlib::DistArray<double, 1> a(grid, {range}), b(grid, {range});
+    std::copy(src.begin(), src.end(), a.local_view().data());
+    double* out = b.local_view().data();
+    std::unique_ptr<adlib::CShift<double, 1>> shift;
+    const Measurement setup =
+        time_setup([&] { shift = std::make_unique<adlib::CShift<double, 1>>(b, a, 1, 0); });
+    report({name, "adlib:setup", "setup", setup, 0, 0,
+            "CShift constructor: plan (two section remaps), agreement, buffers", false});
+    const Measurement m = verified_time_op(
+        [&] { poison(out, count); }, [&] { shift->execute(b, a); },
+        [&](const char* phase) { verify(name, "adlib", phase, out, count, shifted); });
+    report({name, "adlib", "op", m, bytes, offrank,
+            "CShift by +1: one message per neighbour, the rest a local copy"});
+  }
 
   {  // mpi-sendrecv
     const int next = (r + 1) % p, previous = (r - 1 + p) % p;
