@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <utility>
 
 #include "runtime/error.hpp"
 
@@ -123,15 +124,19 @@ void normalize_together(StridedBlock& a, StridedBlock& b) {
 
 namespace {
 void walk_order(const StridedBlock& b, int* perm) {
+  // Insertion sort, stable, by decreasing |stride|: rank <= 8, and no
+  // allocation (std::stable_sort takes a temporary buffer), since copies
+  // call this on every execution.
   for (int d = 0; d < b.rank; ++d) perm[d] = d;
-  std::stable_sort(perm, perm + b.rank, [&](int i, int j) {
-    return std::llabs(b.strides[i]) > std::llabs(b.strides[j]);
-  });
+  for (int i = 1; i < b.rank; ++i)
+    for (int j = i; j > 0 && std::llabs(b.strides[perm[j - 1]]) < std::llabs(b.strides[perm[j]]);
+         --j)
+      std::swap(perm[j - 1], perm[j]);
 }
 }  // namespace
 
 void order_together_by(StridedBlock& order, StridedBlock& other) {
-  int perm[kMaxBlockRank];
+  int perm[kMaxBlockRank] = {};
   walk_order(order, perm);
   StridedBlock a = order, b = other;
   for (int d = 0; d < order.rank; ++d) {
@@ -147,7 +152,7 @@ void order_together_by(StridedBlock& order, StridedBlock& other) {
 
 bool same_walk_order(const StridedBlock& a, const StridedBlock& b) {
   if (a.rank != b.rank) return false;
-  int pa[kMaxBlockRank], pb[kMaxBlockRank];
+  int pa[kMaxBlockRank] = {}, pb[kMaxBlockRank] = {};
   walk_order(a, pa);
   walk_order(b, pb);
   for (int d = 0; d < a.rank; ++d)
