@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "adlib.hpp"
+#include "expect_error_everywhere.hpp"
 #include "test_layouts.hpp"
 
 namespace {
@@ -307,29 +308,7 @@ TEST(Skew, OneMessagePerPeer) {
   });
 }
 
-// Runs f() on every rank and expects adlib::Error everywhere, with the same
-// message on every rank, containing `needle` (as in mpi_misuse.cpp).
-template <class F>
-void expect_error_everywhere(F&& f, const std::string& needle) {
-  int threw = 0;
-  std::string message;
-  try {
-    f();
-  } catch (const adlib::Error& e) {
-    threw = 1;
-    message = e.message();
-  }
-  int size = 0, all = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  MPI_Allreduce(&threw, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  EXPECT_EQ(threw, 1) << "no adlib::Error on this rank";
-  EXPECT_EQ(all, size) << "adlib::Error on only some ranks";
-  unsigned long long h = adlib::fingerprint_of(message), low = 0, high = 0;
-  MPI_Allreduce(&h, &low, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
-  MPI_Allreduce(&h, &high, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-  EXPECT_EQ(low, high) << "ranks report different messages; here: " << message;
-  EXPECT_NE(message.find(needle), std::string::npos) << "message: " << message;
-}
+using adlib_test::expect_error_everywhere;
 
 class ShiftMisuse : public ::testing::Test {
  protected:

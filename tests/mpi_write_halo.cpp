@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "adlib.hpp"
+#include "expect_error_everywhere.hpp"
 
 namespace {
 
@@ -245,22 +246,7 @@ TEST(WriteHalo, SeveralArraysShareOneMessagePerPeer) {
   }
 }
 
-template <class F>
-void expect_error_everywhere(F&& f, const std::string& needle) {
-  int threw = 0;
-  std::string message;
-  try {
-    f();
-  } catch (const adlib::Error& e) {
-    threw = 1;
-    message = e.message();
-  }
-  int all = 0, size = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  MPI_Allreduce(&threw, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  EXPECT_EQ(all, size) << "adlib::Error on only some ranks";
-  EXPECT_NE(message.find(needle), std::string::npos) << message;
-}
+using adlib_test::expect_error_everywhere;
 
 TEST(WriteHalo, MisuseIsRefusedOnEveryRank) {
   adlib::Comm comm(MPI_COMM_WORLD);
