@@ -23,6 +23,7 @@
 #include "collectives/boundary.hpp"
 #include "collectives/gather_all.hpp"
 #include "collectives/halo_plan.hpp"
+#include "collectives/planned_schedule.hpp"
 #include "collectives/remap.hpp"
 #include "collectives/remap_plan.hpp"
 #include "collectives/shift.hpp"

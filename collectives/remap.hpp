@@ -21,6 +21,7 @@
 #include <memory>
 #include <type_traits>
 
+#include "collectives/planned_schedule.hpp"
 #include "collectives/remap_plan.hpp"
 #include "ranges/dist_array.hpp"
 #include "runtime/comm.hpp"
@@ -77,12 +78,7 @@ class Remap {
       error = "layouts of rank " + std::to_string(dst.rank()) + " for a Remap of rank " +
               std::to_string(Rank);
     agree_on_errors(comm, error, dst.fingerprint() * 31 + src.fingerprint(), "Remap");
-    schedule_ = std::make_unique<BlockMessSchedule<MemorySpace>>(comm);
-    const RemapPlan plan = plan_remap(dst, src, comm.rank());
-    for (const auto& b : plan.sends) schedule_->send(b.peer, b.block);
-    for (const auto& b : plan.recvs) schedule_->recv(b.peer, b.block);
-    schedule_->build();
-    schedule_->template prepare<T>();
+    schedule_ = build_schedule<T, MemorySpace>(comm, plan_remap(dst, src, comm.rank()));
   }
 
   void check_layouts(const array_type& dst, const array_type& src) const {

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "collectives/boundary.hpp"
+#include "collectives/planned_schedule.hpp"
 #include "collectives/remap_plan.hpp"
 #include "ranges/dist_array.hpp"
 #include "ranges/index_math.hpp"
@@ -172,9 +173,7 @@ class ShiftSchedule {
   // layout, equal shapes).
   void move(const std::vector<Triplet>& to, const std::vector<Triplet>& from) {
     if (is_empty(to)) return;
-    const RemapPlan plan = plan_remap(layout_.section(to), layout_.section(from), me_);
-    for (const auto& b : plan.sends) schedule_->send(b.peer, b.block);
-    for (const auto& b : plan.recvs) schedule_->recv(b.peer, b.block);
+    declare(*schedule_, plan_remap(layout_.section(to), layout_.section(from), me_));
   }
 
   // dst's section `positions` is set to T{} by every execution: the owned

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "collectives/halo_plan.hpp"
+#include "collectives/planned_schedule.hpp"
 #include "ranges/dist_array.hpp"
 #include "runtime/comm.hpp"
 #include "runtime/error.hpp"
@@ -64,12 +65,7 @@ class WriteHalo {
                                   " for a WriteHalo of rank " + std::to_string(Rank);
     agree_on_errors(comm, error, layout.fingerprint() * 31 + fingerprint_of(describe(halo)),
                     "WriteHalo");
-    schedule_ = std::make_unique<BlockMessSchedule<MemorySpace>>(comm);
-    const RemapPlan plan = plan_write_halo(layout, halo, comm.rank());
-    for (const auto& b : plan.sends) schedule_->send(b.peer, b.block);
-    for (const auto& b : plan.recvs) schedule_->recv(b.peer, b.block);
-    schedule_->build();
-    schedule_->template prepare<T>();
+    schedule_ = build_schedule<T, MemorySpace>(comm, plan_write_halo(layout, halo, comm.rank()));
   }
 
   void execute(const array_type& array) {
