@@ -170,8 +170,6 @@ class BlockMessSchedule {
   template <class T>
   static void finish_typed(BlockMessSchedule& self);
   template <class T>
-  static void finish_many(BlockMessSchedule& self);
-  template <class T>
   void check_spans(std::size_t dst_span, std::size_t src_span, Direction direction) const;
   template <class T>
   void copy_locally_staged(T* dst, const T* src, Direction direction);
@@ -211,7 +209,6 @@ class BlockMessSchedule {
   int batch_arrays_ = 0;
   Bytes batch_send_side_, batch_recv_side_;
   HostBytes batch_send_side_host_, batch_recv_side_host_;
-  std::vector<void*> pending_many_;
 
   std::vector<SourceWalk> walks_[2];
   bool walks_ready_[2] = {false, false};
@@ -222,7 +219,7 @@ class BlockMessSchedule {
 
   bool in_flight_ = false;
   RequestSet* active_ = nullptr;
-  void* pending_dst_ = nullptr;
+  std::vector<void*> pending_dst_;  // the arrays finish() unpacks into
   void (*pending_finish_)(BlockMessSchedule&) = nullptr;
 };
 
@@ -569,48 +566,10 @@ void BlockMessSchedule<MemorySpace>::start_many(const std::vector<T*>& dst, std:
                       forward ? c.send_side : c.recv_side);
     }
   }
-  pending_many_.assign(dst.begin(), dst.end());
+  pending_dst_.assign(dst.begin(), dst.end());
   in_flight_ = true;
   active_ = &requests;
-  pending_finish_ = &finish_many<T>;
-}
-
-template <class MemorySpace>
-template <class T>
-void BlockMessSchedule<MemorySpace>::finish_many(BlockMessSchedule& self) {
-  constexpr const char* op = "BlockMessSchedule";
-  RequestSet& requests = *self.active_;
-  const bool forward = requests.direction == Direction::forward;
-  const int arrays = requests.arrays;
-  const auto& messages = self.incoming(requests.direction);
-  Bytes& in_bytes = forward ? self.batch_recv_side_ : self.batch_send_side_;
-  HostBytes& in_host = forward ? self.batch_recv_side_host_ : self.batch_send_side_host_;
-  T* in = reinterpret_cast<T*>(in_bytes.data());
-  for (std::size_t done = 0; done < messages.size(); ++done) {
-    int index = MPI_UNDEFINED;
-    ADLIB_MPI(MPI_Waitany(static_cast<int>(requests.incoming.size()), requests.incoming.data(),
-                          &index, MPI_STATUS_IGNORE),
-              op);
-    if (index == MPI_UNDEFINED) break;
-    const PeerMessage& m = messages[index];
-    std::int64_t position = arrays * m.staging_offset;
-    if (staged()) {
-      const auto first = static_cast<std::size_t>(position) * sizeof(T);
-      const std::pair<std::size_t, std::size_t> range(
-          first, first + static_cast<std::size_t>(arrays * m.count) * sizeof(T));
-      Kokkos::deep_copy(Kokkos::subview(in_bytes, range), Kokkos::subview(in_host, range));
-    }
-    for (int k = 0; k < arrays; ++k)
-      for (const auto& block : m.blocks) {
-        unpack_block<T>(self.space_, static_cast<T*>(self.pending_many_[k]), block, in + position);
-        position += block.count();
-      }
-  }
-  if (!requests.outgoing.empty())
-    ADLIB_MPI(MPI_Waitall(static_cast<int>(requests.outgoing.size()), requests.outgoing.data(),
-                          MPI_STATUSES_IGNORE),
-              op);
-  self.space_.fence();
+  pending_finish_ = &finish_typed<T>;
 }
 
 template <class MemorySpace>
@@ -656,7 +615,7 @@ void BlockMessSchedule<MemorySpace>::start(T* dst, std::size_t dst_span, const T
 
   in_flight_ = true;
   active_ = &requests;
-  pending_dst_ = dst;
+  pending_dst_.assign(1, dst);  // keeps its capacity: no allocation per execution
   pending_finish_ = &finish_typed<T>;
 }
 
@@ -673,14 +632,18 @@ template <class T>
 void BlockMessSchedule<MemorySpace>::finish_typed(BlockMessSchedule& self) {
   constexpr const char* op = "BlockMessSchedule";
   RequestSet& requests = *self.active_;
-  const Direction direction = requests.direction;
-  const bool forward = direction == Direction::forward;
+  const bool forward = requests.direction == Direction::forward;
   const bool stage = staged();
-  T* dst = static_cast<T*>(self.pending_dst_);
-  const auto& messages = self.incoming(direction);
-  Bytes& in_bytes = forward ? self.recv_side_ : self.send_side_;
-  HostBytes& in_host = forward ? self.recv_side_host_ : self.send_side_host_;
-  T* in_buffer = reinterpret_cast<T*>(in_bytes.data());
+  // One array: its own buffers, direct messages already in place.  A batch of
+  // K arrays: the batch buffers, K consecutive copies of every message.
+  const bool batch = requests.arrays > 1;
+  const std::int64_t arrays = requests.arrays;
+  Bytes& in_bytes = batch ? (forward ? self.batch_recv_side_ : self.batch_send_side_)
+                          : (forward ? self.recv_side_ : self.send_side_);
+  HostBytes& in_host = batch ? (forward ? self.batch_recv_side_host_ : self.batch_send_side_host_)
+                             : (forward ? self.recv_side_host_ : self.send_side_host_);
+  T* in = reinterpret_cast<T*>(in_bytes.data());
+  const auto& messages = self.incoming(requests.direction);
   // Unpack each message as it arrives.
   for (std::size_t done = 0; done < messages.size(); ++done) {
     int index = MPI_UNDEFINED;
@@ -689,18 +652,19 @@ void BlockMessSchedule<MemorySpace>::finish_typed(BlockMessSchedule& self) {
               op);
     if (index == MPI_UNDEFINED) break;
     const PeerMessage& m = messages[index];
-    if (m.direct && !stage) continue;
+    if (!batch && m.direct && !stage) continue;
+    std::int64_t position = batch ? arrays * m.staging_offset : buffer_offset(m);
     if (stage) {
-      const auto bytes = static_cast<std::size_t>(m.count) * sizeof(T);
-      const auto first = static_cast<std::size_t>(buffer_offset(m)) * sizeof(T);
-      const std::pair<std::size_t, std::size_t> range(first, first + bytes);
+      const auto first = static_cast<std::size_t>(position) * sizeof(T);
+      const std::pair<std::size_t, std::size_t> range(
+          first, first + static_cast<std::size_t>(arrays * m.count) * sizeof(T));
       Kokkos::deep_copy(Kokkos::subview(in_bytes, range), Kokkos::subview(in_host, range));
     }
-    std::int64_t position = buffer_offset(m);
-    for (const auto& block : m.blocks) {
-      unpack_block<T>(self.space_, dst, block, in_buffer + position);
-      position += block.count();
-    }
+    for (void* dst : self.pending_dst_)
+      for (const auto& block : m.blocks) {
+        unpack_block<T>(self.space_, static_cast<T*>(dst), block, in + position);
+        position += block.count();
+      }
   }
   if (!requests.outgoing.empty())
     ADLIB_MPI(MPI_Waitall(static_cast<int>(requests.outgoing.size()), requests.outgoing.data(),
