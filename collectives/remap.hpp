@@ -59,6 +59,9 @@ class Remap {
   const ArrayLayout& destination_layout() const { return dst_; }
   const ArrayLayout& source_layout() const { return src_; }
   const BlockMessSchedule<MemorySpace>& schedule() const { return *schedule_; }
+  // Pack or MPI datatype per message (see transfer_policy.hpp); the
+  // environment's choice until set.  Not while an execution is in flight.
+  void set_transfer(const TransferPolicy& policy) { schedule_->set_transfer(policy); }
 
  private:
   // Messages and local copies run in an order that ignores overlap, so an in-place

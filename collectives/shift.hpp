@@ -119,6 +119,9 @@ class ShiftSchedule {
   // The layout of both arrays.
   const ArrayLayout& layout() const { return layout_; }
   const BlockMessSchedule<MemorySpace>& schedule() const { return *schedule_; }
+  // Pack or MPI datatype per message (see transfer_policy.hpp); the
+  // environment's choice until set.  Not while an execution is in flight.
+  void set_transfer(const TransferPolicy& policy) { schedule_->set_transfer(policy); }
   // Blocks of this rank's destination memory set to T{} by each execution
   // (empty unless the mode is none).
   const std::vector<StridedBlock>& vacated_blocks() const { return vacated_; }

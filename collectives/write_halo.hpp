@@ -107,6 +107,9 @@ class WriteHalo {
   const ArrayLayout& layout() const { return layout_; }
   const HaloWidths& halo() const { return halo_; }
   const BlockMessSchedule<MemorySpace>& schedule() const { return *schedule_; }
+  // Pack or MPI datatype per message (see transfer_policy.hpp); the
+  // environment's choice until set.  Not while an execution is in flight.
+  void set_transfer(const TransferPolicy& policy) { schedule_->set_transfer(policy); }
 
  private:
   void check_layout(const array_type& array) const {

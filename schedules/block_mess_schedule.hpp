@@ -17,6 +17,12 @@
 // backward direction moves it the other way (receive blocks of `src` to send
 // blocks of `dst`), Adlib's gather / scatter pair.
 //
+// A message that is not one contiguous block is packed into a buffer, or,
+// between host memories, described to MPI as a derived datatype over the
+// user's memory (see transfer_policy.hpp: long messages of short rows, such
+// as column halos, go faster that way); set_transfer() or the environment
+// choose.
+//
 // Buffers live in MemorySpace.  When that space is not host-accessible and
 // MPI is not GPU-aware (environment ADLIB_GPU_AWARE_MPI unset or 0), messages
 // are staged through host mirrors; otherwise MPI reads and writes the
@@ -35,10 +41,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "runtime/block_datatype.hpp"
 #include "runtime/comm.hpp"
 #include "runtime/error.hpp"
 #include "runtime/pack.hpp"
 #include "schedules/block_message_plan.hpp"
+#include "schedules/transfer_policy.hpp"
 
 namespace adlib {
 
@@ -123,6 +131,15 @@ class BlockMessSchedule {
     finish();
   }
 
+  // How messages travel (pack or MPI datatype); the environment's choice
+  // until set.  Not while an execution is in flight.
+  void set_transfer(const TransferPolicy& policy);
+  const TransferPolicy& transfer() const { return policy_; }
+  // Does message `m` (one of plan()'s) travel in place, read or written by
+  // MPI in the user's memory without a pack buffer, for elements of
+  // `element_size` bytes?  Contiguous messages and datatype messages do.
+  bool in_place(const PeerMessage& m, std::size_t element_size) const;
+
   const BlockMessagePlan& plan() const { return plan_; }
   const Comm& comm() const { return comm_; }
   int tag() const { return tag_.tag(); }
@@ -132,10 +149,12 @@ class BlockMessSchedule {
   struct RequestSet {
     std::size_t element_size = 0;
     Direction direction = Direction::forward;
-    const void* dst = nullptr;  // only when a direct receive depends on it
-    const void* src = nullptr;  // only when a direct send depends on it
+    const void* dst = nullptr;  // only when an in-place receive depends on it
+    const void* src = nullptr;  // only when an in-place send depends on it
     int arrays = 1;             // > 1: a batch, every message packed in the batch buffers
     std::vector<MPI_Request> incoming, outgoing;
+    std::vector<char> incoming_in_place;  // per incoming message: nothing to unpack
+    std::vector<Datatype> types;          // of the datatype messages, alive with the requests
     std::uint64_t last_use = 0;
   };
 
@@ -189,7 +208,7 @@ class BlockMessSchedule {
     std::vector<SourceCopy> copies;
     bool packs = false;
   };
-  const std::vector<SourceWalk>& source_walks(Direction d);
+  const std::vector<SourceWalk>& source_walks(Direction d, std::size_t element_size);
   template <class T>
   void run_walk(const SourceWalk& walk, T* dst, const T* src, T* buffer);
 
@@ -210,8 +229,11 @@ class BlockMessSchedule {
   Bytes batch_send_side_, batch_recv_side_;
   HostBytes batch_send_side_host_, batch_recv_side_host_;
 
+  TransferPolicy policy_ = TransferPolicy::from_environment();
+
+  // Per direction, for elements of walks_element_size_[d] bytes (0: none yet).
   std::vector<SourceWalk> walks_[2];
-  bool walks_ready_[2] = {false, false};
+  std::size_t walks_element_size_[2] = {0, 0};
 
   std::vector<std::pair<std::size_t, MPI_Datatype>> types_;
   std::vector<RequestSet> request_sets_;
@@ -261,20 +283,38 @@ void BlockMessSchedule<MemorySpace>::ensure_buffers(std::size_t element_size) {
 }
 
 template <class MemorySpace>
+bool BlockMessSchedule<MemorySpace>::in_place(const PeerMessage& m,
+                                              std::size_t element_size) const {
+  if (staged()) return false;
+  if (m.direct) return true;
+  // Datatypes only over host memory: MPI's datatype engines walk device
+  // memory element by element, if at all.
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible)
+    return uses_datatype(m, element_size, policy_);
+  return false;
+}
+
+template <class MemorySpace>
+void BlockMessSchedule<MemorySpace>::set_transfer(const TransferPolicy& policy) {
+  if (in_flight_)
+    throw Error("set_transfer() while an execution is in flight", comm_.rank(),
+                "BlockMessSchedule");
+  policy_ = policy;
+  // Requests and pack walks were made for the old choice.
+  release_requests();
+  walks_element_size_[0] = walks_element_size_[1] = 0;
+}
+
+template <class MemorySpace>
 typename BlockMessSchedule<MemorySpace>::RequestSet& BlockMessSchedule<MemorySpace>::requests_for(
     std::size_t element_size, Direction d, void* dst, const void* src) {
-  const bool direct_in = !staged() && [&] {
-    for (const auto& m : incoming(d))
-      if (m.direct) return true;
+  auto any_in_place = [&](const std::vector<PeerMessage>& messages) {
+    for (const auto& m : messages)
+      if (in_place(m, element_size)) return true;
     return false;
-  }();
-  const bool direct_out = !staged() && [&] {
-    for (const auto& m : outgoing(d))
-      if (m.direct) return true;
-    return false;
-  }();
-  const void* dst_key = direct_in ? dst : nullptr;
-  const void* src_key = direct_out ? src : nullptr;
+  };
+  const void* dst_key = any_in_place(incoming(d)) ? dst : nullptr;
+  const void* src_key = any_in_place(outgoing(d)) ? src : nullptr;
   for (auto& set : request_sets_)
     if (set.arrays == 1 && set.element_size == element_size && set.direction == d &&
         set.dst == dst_key && set.src == src_key) {
@@ -305,26 +345,35 @@ typename BlockMessSchedule<MemorySpace>::RequestSet& BlockMessSchedule<MemorySpa
                                       : (forward ? recv_side_ : send_side_).data();
   unsigned char* out_buffer = staged() ? (forward ? send_side_host_ : recv_side_host_).data()
                                        : (forward ? send_side_ : recv_side_).data();
+  // Where a message's MPI request reads or writes, and as what: the pack
+  // buffer, the user's memory as it is (direct), or a datatype over it.
+  struct Target {
+    void* address;
+    int count;
+    MPI_Datatype type;
+  };
+  auto target = [&](const PeerMessage& m, unsigned char* memory, unsigned char* buffer) {
+    if (!in_place(m, element_size))
+      return Target{buffer + buffer_offset(m) * element_size, static_cast<int>(m.count), type};
+    if (m.direct)
+      return Target{memory + m.blocks[0].lowest_offset() * element_size, static_cast<int>(m.count),
+                    type};
+    set.types.push_back(blocks_datatype(m.blocks, type, element_size));
+    return Target{memory, 1, set.types.back().get()};
+  };
   for (const auto& m : incoming(d)) {
-    void* address = m.direct && !staged()
-                        ? static_cast<void*>(static_cast<unsigned char*>(dst) +
-                                             m.blocks[0].lowest_offset() * element_size)
-                        : static_cast<void*>(in_buffer + buffer_offset(m) * element_size);
+    const Target t = target(m, static_cast<unsigned char*>(dst), in_buffer);
     MPI_Request r;
-    ADLIB_MPI(MPI_Recv_init(address, static_cast<int>(m.count), type, m.peer, tag_.tag(),
-                            comm_.get(), &r),
+    ADLIB_MPI(MPI_Recv_init(t.address, t.count, t.type, m.peer, tag_.tag(), comm_.get(), &r),
               "BlockMessSchedule");
     set.incoming.push_back(r);
+    set.incoming_in_place.push_back(in_place(m, element_size) ? 1 : 0);
   }
   for (const auto& m : outgoing(d)) {
-    const void* address =
-        m.direct && !staged()
-            ? static_cast<const void*>(static_cast<const unsigned char*>(src) +
-                                       m.blocks[0].lowest_offset() * element_size)
-            : static_cast<const void*>(out_buffer + buffer_offset(m) * element_size);
+    // MPI only reads a send buffer; its C interface still takes void*.
+    const Target t = target(m, static_cast<unsigned char*>(const_cast<void*>(src)), out_buffer);
     MPI_Request r;
-    ADLIB_MPI(MPI_Send_init(address, static_cast<int>(m.count), type, m.peer, tag_.tag(),
-                            comm_.get(), &r),
+    ADLIB_MPI(MPI_Send_init(t.address, t.count, t.type, m.peer, tag_.tag(), comm_.get(), &r),
               "BlockMessSchedule");
     set.outgoing.push_back(r);
   }
@@ -334,12 +383,12 @@ typename BlockMessSchedule<MemorySpace>::RequestSet& BlockMessSchedule<MemorySpa
 
 template <class MemorySpace>
 const std::vector<typename BlockMessSchedule<MemorySpace>::SourceWalk>&
-BlockMessSchedule<MemorySpace>::source_walks(Direction d) {
+BlockMessSchedule<MemorySpace>::source_walks(Direction d, std::size_t element_size) {
   const int which = d == Direction::forward ? 0 : 1;
-  if (walks_ready_[which]) return walks_[which];
+  if (walks_element_size_[which] == element_size) return walks_[which];
   std::vector<SourceCopy> copies;
   for (const auto& m : outgoing(d)) {
-    if (m.direct && !staged()) continue;
+    if (in_place(m, element_size)) continue;
     std::int64_t position = buffer_offset(m);
     for (const auto& block : m.blocks) {
       StridedBlock dense = detail::dense_like(block);
@@ -356,6 +405,7 @@ BlockMessSchedule<MemorySpace>::source_walks(Direction d) {
   // kMaxSharedSourceCopies per walk, keeping the declaration order; only
   // copies that read and write in the same order share a walk.
   std::vector<SourceWalk>& walks = walks_[which];
+  walks.clear();
   std::unordered_map<std::string, std::size_t> open;  // shape -> walk that can take more
   for (const auto& c : copies) {
     const StridedBlock& b = c.source;
@@ -380,7 +430,7 @@ BlockMessSchedule<MemorySpace>::source_walks(Direction d) {
     home.copies.push_back(c);
     home.packs = home.packs || c.into_buffer;
   }
-  walks_ready_[which] = true;
+  walks_element_size_[which] = element_size;
   return walks;
 }
 
@@ -592,7 +642,7 @@ void BlockMessSchedule<MemorySpace>::start(T* dst, std::size_t dst_span, const T
 
   // Packs, together with the local copies that read the same rows.
   T* out_buffer = reinterpret_cast<T*>((forward ? send_side_ : recv_side_).data());
-  const auto& walks = source_walks(direction);
+  const auto& walks = source_walks(direction, sizeof(T));
   bool packed = false;
   for (const auto& walk : walks)
     if (walk.packs) {
@@ -652,7 +702,7 @@ void BlockMessSchedule<MemorySpace>::finish_typed(BlockMessSchedule& self) {
               op);
     if (index == MPI_UNDEFINED) break;
     const PeerMessage& m = messages[index];
-    if (!batch && m.direct && !stage) continue;
+    if (!batch && requests.incoming_in_place[index]) continue;
     std::int64_t position = batch ? arrays * m.staging_offset : buffer_offset(m);
     if (stage) {
       const auto first = static_cast<std::size_t>(position) * sizeof(T);

@@ -1,0 +1,84 @@
+#include "schedules/transfer_policy.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <string>
+
+#include "runtime/error.hpp"
+
+namespace adlib {
+
+namespace {
+
+// A normalised block walks its elements in rows: runs of consecutive
+// elements along its last dimension (one element when that dimension is
+// strided).  Row length and the distance from one row's start to the next,
+// in elements (0 when the block is one row).
+struct Rows {
+  std::int64_t length = 1, pitch = 0;
+};
+Rows rows_of(const StridedBlock& b) {
+  if (b.rank == 0) return {1, 0};
+  const int last = b.rank - 1;
+  if (b.strides[last] != 1) return {1, std::llabs(b.strides[last])};
+  return {b.extents[last], b.rank > 1 ? std::llabs(b.strides[last - 1]) : 0};
+}
+
+}  // namespace
+
+TransferPolicy TransferPolicy::from_environment() {
+  TransferPolicy policy;
+  if (const char* method = std::getenv("ADLIB_TRANSFER")) {
+    const std::string value(method);
+    if (value.empty() || value == "auto" || value == "automatic")
+      policy.method = TransferMethod::automatic;
+    else if (value == "pack")
+      policy.method = TransferMethod::pack;
+    else if (value == "datatype")
+      policy.method = TransferMethod::datatype;
+    else
+      throw Error("ADLIB_TRANSFER=" + value + " is not one of auto, pack, datatype", -1,
+                  "TransferPolicy");
+  }
+  if (const char* bytes = std::getenv("ADLIB_DATATYPE_MIN_BYTES")) {
+    char* end = nullptr;
+    errno = 0;
+    const long long value = std::strtoll(bytes, &end, 10);
+    if (end == bytes || *end != '\0' || errno != 0 || value < 0)
+      throw Error(std::string("ADLIB_DATATYPE_MIN_BYTES=") + bytes +
+                      " is not a non-negative number of bytes",
+                  -1, "TransferPolicy");
+    policy.datatype_min_bytes = value;
+  }
+  return policy;
+}
+
+bool uses_datatype(const PeerMessage& m, std::size_t element_size, const TransferPolicy& policy) {
+  if (m.direct || m.blocks.empty()) return false;
+  switch (policy.method) {
+    case TransferMethod::pack:
+      return false;
+    case TransferMethod::datatype:
+      return true;
+    case TransferMethod::automatic:
+      break;
+  }
+  const auto size = static_cast<std::int64_t>(element_size);
+  if (m.count * size < policy.datatype_min_bytes) return false;
+  // A long list of blocks makes a large type for little gain: those are
+  // packed (the plan fuses regular runs, so halos and tiles stay short).
+  constexpr std::size_t kMaxBlocks = 64;
+  if (m.blocks.size() > kMaxBlocks) return false;
+  // Scattered short rows: each row shorter than a cache line, and at least a
+  // cache line of other data between one row and the next, so that a pack
+  // reads a line (often a page) per row.  Dense strided data (every other
+  // element, say) packs at memory speed and stays packed.
+  for (const StridedBlock& b : m.blocks) {
+    const Rows r = rows_of(b);
+    if (r.length * size >= kCacheLineBytes) return false;
+    if (r.pitch != 0 && (r.pitch - r.length) * size < kCacheLineBytes) return false;
+  }
+  return true;
+}
+
+}  // namespace adlib

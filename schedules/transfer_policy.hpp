@@ -1,0 +1,55 @@
+// How a message between host memories travels: packed into a contiguous
+// buffer by adlib's copy kernels, or described to MPI as a derived datatype
+// over the user's memory (MPI's datatype engine then reads or writes the
+// elements itself, with no buffer and no separate pack or unpack pass).
+//
+// Packing wins for short messages, long contiguous rows (one memcpy per
+// row, fused with the local copies that read the same rows) and dense
+// strided data; the datatype wins for long messages of scattered short
+// rows, such as the column halos of a row-major array (Open MPI 4.1, a
+// column of 8192 doubles each way: 245 us packed, 194 us as a datatype; 512
+// doubles: 4.0 vs 4.9 us; docs/block_mess_schedule.md has the table).  Each
+// end of a message chooses on its own: the type signatures agree.
+//
+//   automatic  the datatype for a message of at least `datatype_min_bytes`
+//              whose rows are all shorter than a cache line and at least a
+//              cache line apart (a column of a row-major array: packing it
+//              reads a line per element); a dense strided message (every
+//              other element, say) packs at memory speed and stays packed
+//   pack       every message that is not one contiguous block is packed
+//   datatype   every message that is not one contiguous block uses a datatype
+//
+// The default comes from the environment: ADLIB_TRANSFER=auto|pack|datatype
+// and ADLIB_DATATYPE_MIN_BYTES=<bytes> (default 16384).  Memory that the
+// host cannot address (device memory) is always packed.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "schedules/block_message_plan.hpp"
+
+namespace adlib {
+
+enum class TransferMethod { automatic, pack, datatype };
+
+struct TransferPolicy {
+  TransferMethod method = TransferMethod::automatic;
+  std::int64_t datatype_min_bytes = 16384;
+
+  // The policy ADLIB_TRANSFER and ADLIB_DATATYPE_MIN_BYTES ask for (the
+  // defaults above where they are unset); throws adlib::Error for a value it
+  // does not understand.
+  static TransferPolicy from_environment();
+};
+
+// The unit of the automatic rule: rows shorter than a cache line, with at
+// least a cache line between them, are "scattered short rows".
+constexpr std::int64_t kCacheLineBytes = 64;
+
+// Does `m` travel as a derived datatype over host memory under `policy`?
+// Never for a direct message (one contiguous block: MPI uses the memory as
+// it is).
+bool uses_datatype(const PeerMessage& m, std::size_t element_size, const TransferPolicy& policy);
+
+}  // namespace adlib

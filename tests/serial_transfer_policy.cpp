@@ -1,0 +1,100 @@
+// TransferPolicy: which messages the automatic rule hands to MPI as derived
+// datatypes (long messages of short rows), the forced choices, and the
+// environment variables that set the default.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <vector>
+
+#include "runtime/error.hpp"
+#include "schedules/transfer_policy.hpp"
+
+namespace {
+
+using adlib::PeerMessage;
+using adlib::StridedBlock;
+using adlib::TransferMethod;
+using adlib::TransferPolicy;
+
+PeerMessage message(std::vector<StridedBlock> blocks) {
+  PeerMessage m;
+  m.peer = 1;
+  for (const auto& b : blocks) m.count += b.count();
+  m.direct = blocks.size() == 1 && blocks[0].contiguous();
+  m.blocks = std::move(blocks);
+  return m;
+}
+
+// A column of n doubles in a row-major array with leading dimension ld.
+PeerMessage column(std::int64_t n, std::int64_t ld) {
+  return message({StridedBlock::make(5, {n}, {ld})});
+}
+
+TEST(TransferPolicy, AutomaticTakesLongMessagesOfShortRows) {
+  const TransferPolicy automatic;  // 16 KiB threshold
+  EXPECT_TRUE(adlib::uses_datatype(column(2048, 1026), sizeof(double), automatic));
+  EXPECT_TRUE(adlib::uses_datatype(column(8192, 4098), sizeof(double), automatic));
+  // Too short: 4 KiB.
+  EXPECT_FALSE(adlib::uses_datatype(column(512, 258), sizeof(double), automatic));
+  // The threshold is in bytes: 512 elements of 32 bytes are 16 KiB.
+  EXPECT_TRUE(adlib::uses_datatype(column(512, 258), 32, automatic));
+  // Rows of 7 doubles (56 B) are short, rows of 8 (a cache line) are not.
+  EXPECT_TRUE(
+      adlib::uses_datatype(message({StridedBlock::make(0, {512, 7}, {100, 1})}), 8, automatic));
+  EXPECT_FALSE(
+      adlib::uses_datatype(message({StridedBlock::make(0, {512, 8}, {100, 1})}), 8, automatic));
+  // Every block must have short rows.
+  EXPECT_FALSE(adlib::uses_datatype(
+      message({StridedBlock::make(0, {4096}, {3}), StridedBlock::make(1, {4, 64}, {1000, 1})}), 8,
+      automatic));
+  // Dense strided data packs at memory speed: every other element, or rows
+  // of 4 doubles 6 apart (16 bytes between rows), stay packed; 8 apart (one
+  // cache line between the 8-byte rows) is scattered.
+  EXPECT_FALSE(adlib::uses_datatype(column(1 << 20, 2), sizeof(double), automatic));
+  EXPECT_FALSE(
+      adlib::uses_datatype(message({StridedBlock::make(0, {4096, 4}, {6, 1})}), 8, automatic));
+  EXPECT_FALSE(adlib::uses_datatype(column(4096, 8), sizeof(double), automatic));
+  EXPECT_TRUE(adlib::uses_datatype(column(4096, 9), sizeof(double), automatic));
+  // Many blocks make a large type: packed.
+  std::vector<StridedBlock> many;
+  for (int k = 0; k < 65; ++k) many.push_back(StridedBlock::make(1000 * k, {64}, {70}));
+  EXPECT_FALSE(adlib::uses_datatype(message(many), 8, automatic));
+  many.pop_back();
+  EXPECT_TRUE(adlib::uses_datatype(message(many), 8, automatic));
+}
+
+TEST(TransferPolicy, ForcedChoicesAndDirectMessages) {
+  const TransferPolicy pack{TransferMethod::pack, 0}, datatype{TransferMethod::datatype, 0};
+  EXPECT_FALSE(adlib::uses_datatype(column(8192, 4098), 8, pack));
+  EXPECT_TRUE(adlib::uses_datatype(column(3, 4), 8, datatype));
+  // One contiguous block goes to MPI as it is, whatever the policy.
+  const PeerMessage contiguous = message({StridedBlock::make(7, {100}, {1})});
+  for (const auto& policy : {pack, datatype, TransferPolicy{}})
+    EXPECT_FALSE(adlib::uses_datatype(contiguous, 8, policy));
+}
+
+TEST(TransferPolicy, FromEnvironment) {
+  unsetenv("ADLIB_TRANSFER");
+  unsetenv("ADLIB_DATATYPE_MIN_BYTES");
+  TransferPolicy p = TransferPolicy::from_environment();
+  EXPECT_EQ(p.method, TransferMethod::automatic);
+  EXPECT_EQ(p.datatype_min_bytes, 16384);
+  setenv("ADLIB_TRANSFER", "datatype", 1);
+  setenv("ADLIB_DATATYPE_MIN_BYTES", "4096", 1);
+  p = TransferPolicy::from_environment();
+  EXPECT_EQ(p.method, TransferMethod::datatype);
+  EXPECT_EQ(p.datatype_min_bytes, 4096);
+  setenv("ADLIB_TRANSFER", "pack", 1);
+  EXPECT_EQ(TransferPolicy::from_environment().method, TransferMethod::pack);
+  setenv("ADLIB_TRANSFER", "packed", 1);
+  EXPECT_THROW(TransferPolicy::from_environment(), adlib::Error);
+  setenv("ADLIB_TRANSFER", "auto", 1);
+  for (const char* bad : {"-1", "12kB", ""}) {
+    setenv("ADLIB_DATATYPE_MIN_BYTES", bad, 1);
+    EXPECT_THROW(TransferPolicy::from_environment(), adlib::Error) << bad;
+  }
+  unsetenv("ADLIB_TRANSFER");
+  unsetenv("ADLIB_DATATYPE_MIN_BYTES");
+}
+
+}  // namespace
