@@ -138,6 +138,13 @@ int main(int argc, char** argv) {
   ok &= cells_hold(w, halo.halo());
   adlib::write_halo(w);  // one-shot: plan, execute once, drop
   ok &= cells_hold(w, halo.halo());
+  // Several arrays of the layout in one exchange: one message per peer
+  // carries the halos of all of them.
+  adlib::DistArray<double, 2> x(grid, {rows, cols}), y(grid, {rows, cols});
+  x.fill([&](const auto& g) { return value_of(x, g); });
+  y.fill([&](const auto& g) { return value_of(y, g); });
+  halo.execute({&x, &y});
+  ok &= cells_hold(x, halo.halo()) && cells_hold(y, halo.halo());
 
   // What one exchange moves, summed over the ranks.
   const auto& plan = halo.schedule().plan();
