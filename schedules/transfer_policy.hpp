@@ -13,9 +13,10 @@
 //
 //   automatic  the datatype for a message of at least `datatype_min_bytes`
 //              whose rows are all shorter than a cache line and at least a
-//              cache line apart (a column of a row-major array: packing it
-//              reads a line per element); a dense strided message (every
-//              other element, say) packs at memory speed and stays packed
+//              page apart, at a pitch that is not a multiple of 2 KiB (the
+//              column halo of a wide row-major array: packing it costs a
+//              TLB miss per element); anything denser packs at memory speed
+//              and stays packed
 //   pack       every message that is not one contiguous block is packed
 //   datatype   every message that is not one contiguous block uses a datatype
 //
@@ -43,9 +44,10 @@ struct TransferPolicy {
   static TransferPolicy from_environment();
 };
 
-// The unit of the automatic rule: rows shorter than a cache line, with at
-// least a cache line between them, are "scattered short rows".
+// The units of the automatic rule: rows shorter than a cache line, each on
+// a page of its own, are "scattered short rows".
 constexpr std::int64_t kCacheLineBytes = 64;
+constexpr std::int64_t kPageBytes = 4096;
 
 // Does `m` travel as a derived datatype over host memory under `policy`?
 // Never for a direct message (one contiguous block: MPI uses the memory as

@@ -215,14 +215,16 @@ TEST(WriteHalo, OverlapWithInteriorUpdateAndReuseAcrossArrays) {
 TEST(WriteHalo, ColumnHalosByDatatypeOrPacked) {
   adlib::Comm comm(MPI_COMM_WORLD);
   adlib::ProcessGrid grid(comm, {1, comm.size()});
-  const Index rows = 2500, cols = 40 * comm.size() - 1;  // uneven column blocks
+  // Column blocks of 520 and 519: rows of 521 or 522 doubles, so that a
+  // column's elements lie more than a page apart.
+  const Index rows = 2100, cols = 520 * comm.size() - 1;
   auto row_range = std::make_shared<adlib::CollapsedRange>(rows, adlib::Ghosts{1, 1, false});
   auto col_range = std::make_shared<adlib::GhostBlockRange>(cols, grid.dim(1), 1, 1, true);
   adlib::DistArray<double, 2> u(grid, {row_range, col_range});
   adlib::WriteHalo<double, 2> halo(u);
   const adlib::HaloWidths full = adlib::full_halo(u.layout());
-  // Without the environment forcing a method, a column of 2500 doubles
-  // (20 kB; rows of 8 bytes some 320 bytes apart) travels as a datatype.
+  // Without the environment forcing a method, a column of 2100 doubles
+  // (16.8 kB, one double per 4.1 kB) travels as a datatype.
   const bool forced = std::getenv("ADLIB_TRANSFER") != nullptr;
   if (!forced && comm.size() > 1) {
     for (const auto& m : halo.schedule().plan().recv_messages())

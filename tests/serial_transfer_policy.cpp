@@ -40,24 +40,33 @@ TEST(TransferPolicy, AutomaticTakesLongMessagesOfShortRows) {
   EXPECT_TRUE(adlib::uses_datatype(column(512, 258), 32, automatic));
   // Rows of 7 doubles (56 B) are short, rows of 8 (a cache line) are not.
   EXPECT_TRUE(
-      adlib::uses_datatype(message({StridedBlock::make(0, {512, 7}, {100, 1})}), 8, automatic));
+      adlib::uses_datatype(message({StridedBlock::make(0, {512, 7}, {1000, 1})}), 8, automatic));
   EXPECT_FALSE(
-      adlib::uses_datatype(message({StridedBlock::make(0, {512, 8}, {100, 1})}), 8, automatic));
-  // Every block must have short rows.
-  EXPECT_FALSE(adlib::uses_datatype(
-      message({StridedBlock::make(0, {4096}, {3}), StridedBlock::make(1, {4, 64}, {1000, 1})}), 8,
+      adlib::uses_datatype(message({StridedBlock::make(0, {512, 8}, {1000, 1})}), 8, automatic));
+  // Every block must qualify.
+  EXPECT_TRUE(adlib::uses_datatype(
+      message({StridedBlock::make(0, {2048}, {1000}), StridedBlock::make(1, {4, 6}, {1000, 1})}), 8,
       automatic));
-  // Dense strided data packs at memory speed: every other element, or rows
-  // of 4 doubles 6 apart (16 bytes between rows), stay packed; 8 apart (one
-  // cache line between the 8-byte rows) is scattered.
+  EXPECT_FALSE(adlib::uses_datatype(
+      message({StridedBlock::make(0, {2048}, {1000}), StridedBlock::make(1, {4, 64}, {1000, 1})}),
+      8, automatic));
+  // Rows closer than a page pack at memory speed: every other element, rows
+  // of 4 doubles 6 apart, or one double per 4080 bytes stay packed; one per
+  // 4160 bytes is a page per row.
   EXPECT_FALSE(adlib::uses_datatype(column(1 << 20, 2), sizeof(double), automatic));
   EXPECT_FALSE(
       adlib::uses_datatype(message({StridedBlock::make(0, {4096, 4}, {6, 1})}), 8, automatic));
-  EXPECT_FALSE(adlib::uses_datatype(column(4096, 8), sizeof(double), automatic));
-  EXPECT_TRUE(adlib::uses_datatype(column(4096, 9), sizeof(double), automatic));
+  EXPECT_FALSE(adlib::uses_datatype(column(4096, 510), sizeof(double), automatic));
+  EXPECT_TRUE(adlib::uses_datatype(column(4096, 520), sizeof(double), automatic));
+  // Pitches that are multiples of 2 KiB (4096, 6144, 8192 bytes...) keep
+  // every row in the same cache sets: packed.  4608 bytes (8 positions in a
+  // page) is not such a pitch.
+  for (const std::int64_t ld : {512, 768, 1024, 4096})
+    EXPECT_FALSE(adlib::uses_datatype(column(4096, ld), sizeof(double), automatic)) << ld;
+  EXPECT_TRUE(adlib::uses_datatype(column(4096, 576), sizeof(double), automatic));
   // Many blocks make a large type: packed.
   std::vector<StridedBlock> many;
-  for (int k = 0; k < 65; ++k) many.push_back(StridedBlock::make(1000 * k, {64}, {70}));
+  for (int k = 0; k < 65; ++k) many.push_back(StridedBlock::make(k, {64}, {1000}));
   EXPECT_FALSE(adlib::uses_datatype(message(many), 8, automatic));
   many.pop_back();
   EXPECT_TRUE(adlib::uses_datatype(message(many), 8, automatic));
