@@ -70,7 +70,16 @@ class BlockMessSchedule {
   // Collective: every rank's declarations are checked and the verdict is
   // agreed (one MPI_Allreduce), so an invalid send() or recv() on any rank
   // throws the same adlib::Error on every rank before a message is posted.
-  void build() {
+  //
+  // With `check_peers` (default: environment ADLIB_CHECK_PEERS=1), build()
+  // also checks that both ends of every message agree on its element
+  // count, so that declarations that do not pair up (a send nobody
+  // receives, counts that differ) fail here on every rank instead of
+  // hanging or truncating at execution.  It costs one MPI_Alltoall of
+  // counts and a second MPI_Allreduce, O(P) time and memory per rank: a
+  // debugging aid, off by default (adlib's own collectives plan both ends
+  // consistently by construction; their tests pass with it on).
+  void build(bool check_peers = peer_check_requested()) {
     std::string error;
     try {
       plan_.build();
@@ -78,6 +87,13 @@ class BlockMessSchedule {
       error = e.message();
     }
     agree_on_errors(comm_, error, 0, "BlockMessSchedule");
+    // Every plan is valid: now the two ends of each message.
+    if (check_peers) agree_on_errors(comm_, check_peer_counts(), 0, "BlockMessSchedule");
+  }
+  // ADLIB_CHECK_PEERS set to anything but 0 or empty.
+  static bool peer_check_requested() {
+    const char* value = std::getenv("ADLIB_CHECK_PEERS");
+    return value && *value && std::string(value) != "0";
   }
   // Allocates the pack buffers for elements of type T now rather than at the
   // first execution (a schedule whose element type is known at construction
@@ -181,6 +197,7 @@ class BlockMessSchedule {
   }
 
   MPI_Datatype element_type(std::size_t size);
+  std::string check_peer_counts();
   void ensure_buffers(std::size_t element_size);
   RequestSet& requests_for(std::size_t element_size, Direction d, void* dst, const void* src);
   void release_requests();
@@ -257,6 +274,29 @@ MPI_Datatype BlockMessSchedule<MemorySpace>::element_type(std::size_t size) {
   ADLIB_MPI(MPI_Type_commit(&type), "BlockMessSchedule");
   types_.emplace_back(size, type);
   return type;
+}
+
+// Every rank tells every other how many elements it will send it; each
+// compares with what it declared to receive.  The first mismatch, as seen by
+// the receiver, is the error.
+template <class MemorySpace>
+std::string BlockMessSchedule<MemorySpace>::check_peer_counts() {
+  const int p = comm_.size(), me = comm_.rank();
+  std::vector<long long> sending(static_cast<std::size_t>(p), 0), receiving(sending.size(), 0);
+  std::vector<long long> expected(sending.size(), 0);
+  for (const auto& m : plan_.send_messages()) sending[static_cast<std::size_t>(m.peer)] = m.count;
+  for (const auto& m : plan_.recv_messages()) expected[static_cast<std::size_t>(m.peer)] = m.count;
+  ADLIB_MPI(MPI_Alltoall(sending.data(), 1, MPI_LONG_LONG, receiving.data(), 1, MPI_LONG_LONG,
+                         comm_.get()),
+            "BlockMessSchedule");
+  for (int q = 0; q < p; ++q) {
+    const auto k = static_cast<std::size_t>(q);
+    if (q == me || receiving[k] == expected[k]) continue;
+    return "rank " + std::to_string(q) + " sends " + std::to_string(receiving[k]) +
+           " elements to rank " + std::to_string(me) + ", which declared " +
+           std::to_string(expected[k]) + " to receive from it (ADLIB_CHECK_PEERS)";
+  }
+  return {};
 }
 
 template <class MemorySpace>

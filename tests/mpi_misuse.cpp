@@ -328,6 +328,33 @@ TEST_F(Misuse, BlockMessScheduleMisuse) {
     s.recv(me, adlib::StridedBlock::make(0, {5}, {1}));
     expect_error_everywhere([&] { s.build(); }, "received from self");
   }
+  if (P > 1) {
+    // Declarations whose two ends do not pair up pass a plain build() (the
+    // caller's contract) but not a build that checks peers: every rank
+    // throws the receiver's view of the first mismatch.
+    {
+      Schedule s(comm_);
+      declare_ring(s, me, P);  // 6 elements to rank + 1
+      if (me == 0) s.send(1, adlib::StridedBlock::make(10, {1}, {1}));
+      expect_error_everywhere([&] { s.build(/*check_peers=*/true); },
+                              "rank 0 sends 7 elements to rank 1, which declared 6");
+    }
+    {
+      Schedule s(comm_);
+      if (me == P - 1) s.send(0, adlib::StridedBlock::make(0, {3}, {2}));
+      expect_error_everywhere(
+          [&] { s.build(true); },
+          "rank " + std::to_string(P - 1) + " sends 3 elements to rank 0, which declared 0");
+    }
+    {
+      Schedule s(comm_);
+      declare_ring(s, me, P);
+      s.build(true);  // consistent: no error, and it still runs
+      std::vector<double> src(6, double(me)), dst(12, -1.0);
+      s.execute(dst.data(), dst.size(), src.data(), src.size());
+      EXPECT_EQ(dst[2], double((me + P - 1) % P));
+    }
+  }
 }
 
 }  // namespace
