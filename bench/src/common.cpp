@@ -1,5 +1,7 @@
 #include "common.hpp"
 
+#include "bench_commit.hpp"  // ADLIB_BENCH_ADLIB_COMMIT, generated at build time
+
 #include <unistd.h>
 
 #include <benchmark/benchmark.h>
