@@ -201,5 +201,6 @@ void register_remap_cases();
 void register_halo_cases();
 void register_shift_cases();
 void register_plan_cases();
+void register_transfer_cases();
 
 }  // namespace bench

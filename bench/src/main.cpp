@@ -80,6 +80,7 @@ int main(int argc, char** argv) {
       bench::register_halo_cases();
       bench::register_shift_cases();
       bench::register_plan_cases();
+      bench::register_transfer_cases();
       if (!listing) {
         bench::write_meta();
         bench::print_table_header();
