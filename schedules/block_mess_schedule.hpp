@@ -156,6 +156,11 @@ class BlockMessSchedule {
   // `element_size` bytes?  Contiguous messages and datatype messages do.
   bool in_place(const PeerMessage& m, std::size_t element_size) const;
 
+  // Request sets kept (least recently used evicted): a code that exchanges
+  // up to this many fields (or array pairs) in turn through one schedule
+  // never rebuilds its requests.
+  static constexpr std::size_t kRequestSetsKept = 16;
+
   const BlockMessagePlan& plan() const { return plan_; }
   const Comm& comm() const { return comm_; }
   int tag() const { return tag_.tag(); }
@@ -361,10 +366,9 @@ typename BlockMessSchedule<MemorySpace>::RequestSet& BlockMessSchedule<MemorySpa
       set.last_use = ++use_counter_;
       return set;
     }
-  // Keep a few sets (a solver that alternates two arrays needs two); evict
+  // Keep a set per array (pair) a code cycles through, up to a limit; evict
   // the least recently used.
-  constexpr std::size_t kMaxSets = 4;
-  if (request_sets_.size() >= kMaxSets) {
+  if (request_sets_.size() >= kRequestSetsKept) {
     auto oldest = request_sets_.begin();
     for (auto it = request_sets_.begin(); it != request_sets_.end(); ++it)
       if (it->last_use < oldest->last_use) oldest = it;

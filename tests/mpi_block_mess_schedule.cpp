@@ -266,15 +266,17 @@ TEST(BlockMessSchedule, PersistentReuseAcrossArraysAndTypes) {
   s.recv(w.right, StridedBlock::make(37, {6}, {-1}));
   s.build();
   const std::int64_t n = 40;
-  // Five array pairs (more than the schedule keeps request sets for),
-  // used round-robin for many executions.
-  std::vector<std::vector<double>> src(5, std::vector<double>(n)), dst(5, std::vector<double>(n));
+  // More array pairs than the schedule keeps request sets for, used
+  // round-robin (sets are evicted and rebuilt) for many executions.
+  const int pairs = int(Schedule::kRequestSetsKept) + 3;
+  std::vector<std::vector<double>> src(pairs, std::vector<double>(n)),
+      dst(pairs, std::vector<double>(n));
   auto src_value = [](int rank, int pair, int it, std::int64_t i) {
     return 1e6 * rank + 1e4 * pair + 100.0 * it + double(i);
   };
   int bad = 0;
-  for (int it = 0; it < 60; ++it) {
-    const int pair = (it % 7 < 2) ? 0 : it % 5;  // sometimes repeat, sometimes alternate
+  for (int it = 0; it < 6 * pairs; ++it) {
+    const int pair = (it % 7 < 2) ? 0 : it % pairs;  // sometimes repeat, sometimes alternate
     for (std::int64_t i = 0; i < n; ++i) {
       src[pair][i] = src_value(w.me, pair, it, i);
       dst[pair][i] = -1.0;
