@@ -210,6 +210,12 @@ class BlockMessSchedule {
 
   template <class T>
   static void finish_typed(BlockMessSchedule& self);
+  // Steps shared by start() and start_many().
+  void check_startable() const;
+  static void post(std::vector<MPI_Request>& requests);
+  void hand_over(Bytes& buffer, HostBytes& host_mirror, bool written);
+  template <class T>
+  void mark_in_flight(RequestSet& requests);
   template <class T>
   void check_spans(std::size_t dst_span, std::size_t src_span, Direction direction) const;
   template <class T>
@@ -621,8 +627,7 @@ void BlockMessSchedule<MemorySpace>::start_many(const std::vector<T*>& dst, std:
   if (dst.size() != src.size() || dst.empty())
     throw Error("start_many needs as many destinations as sources, at least one", comm_.rank(), op);
   if (dst.size() == 1) return start(dst[0], dst_span, src[0], src_span, direction);
-  if (!plan_.built()) throw Error("start() before build()", comm_.rank(), op);
-  if (in_flight_) throw Error("start() while a previous start() is not finished", comm_.rank(), op);
+  check_startable();
   check_spans<T>(dst_span, src_span, direction);
   const int arrays = static_cast<int>(dst.size());
   for (const auto* list : {&incoming(direction), &outgoing(direction)})
@@ -632,9 +637,7 @@ void BlockMessSchedule<MemorySpace>::start_many(const std::vector<T*>& dst, std:
   ensure_batch_buffers(sizeof(T), arrays);
   RequestSet& requests = batch_requests_for(sizeof(T), direction, arrays);
   const bool forward = direction == Direction::forward;
-  if (!requests.incoming.empty())
-    ADLIB_MPI(MPI_Startall(static_cast<int>(requests.incoming.size()), requests.incoming.data()),
-              op);
+  post(requests.incoming);
   T* out = reinterpret_cast<T*>((forward ? batch_send_side_ : batch_recv_side_).data());
   for (const auto& m : outgoing(direction)) {
     std::int64_t position = arrays * m.staging_offset;
@@ -644,13 +647,9 @@ void BlockMessSchedule<MemorySpace>::start_many(const std::vector<T*>& dst, std:
         position += block.count();
       }
   }
-  space_.fence();
-  if (staged())
-    Kokkos::deep_copy(forward ? batch_send_side_host_ : batch_recv_side_host_,
-                      forward ? batch_send_side_ : batch_recv_side_);
-  if (!requests.outgoing.empty())
-    ADLIB_MPI(MPI_Startall(static_cast<int>(requests.outgoing.size()), requests.outgoing.data()),
-              op);
+  hand_over(forward ? batch_send_side_ : batch_recv_side_,
+            forward ? batch_send_side_host_ : batch_recv_side_host_, true);
+  post(requests.outgoing);
   for (int k = 0; k < arrays; ++k) {
     if (plan_.local_copies_staged()) {
       copy_locally_staged<T>(dst[k], src[k], direction);
@@ -661,28 +660,20 @@ void BlockMessSchedule<MemorySpace>::start_many(const std::vector<T*>& dst, std:
     }
   }
   pending_dst_.assign(dst.begin(), dst.end());
-  in_flight_ = true;
-  active_ = &requests;
-  pending_finish_ = &finish_typed<T>;
+  mark_in_flight<T>(requests);
 }
 
 template <class MemorySpace>
 template <class T>
 void BlockMessSchedule<MemorySpace>::start(T* dst, std::size_t dst_span, const T* src,
                                            std::size_t src_span, Direction direction) {
-  constexpr const char* op = "BlockMessSchedule";
-  if (!plan_.built()) throw Error("start() before build()", comm_.rank(), op);
-  if (in_flight_) throw Error("start() while a previous start() is not finished", comm_.rank(), op);
+  check_startable();
   const bool forward = direction == Direction::forward;
   check_spans<T>(dst_span, src_span, direction);
 
   ensure_buffers(sizeof(T));
   RequestSet& requests = requests_for(sizeof(T), direction, dst, src);
-  const bool stage = staged();
-
-  if (!requests.incoming.empty())
-    ADLIB_MPI(MPI_Startall(static_cast<int>(requests.incoming.size()), requests.incoming.data()),
-              op);
+  post(requests.incoming);
 
   // Packs, together with the local copies that read the same rows.
   T* out_buffer = reinterpret_cast<T*>((forward ? send_side_ : recv_side_).data());
@@ -693,23 +684,48 @@ void BlockMessSchedule<MemorySpace>::start(T* dst, std::size_t dst_span, const T
       run_walk<T>(walk, dst, src, out_buffer);
       packed = true;
     }
-  if (packed || stage) space_.fence();
-  if (stage) {
-    auto& host = forward ? send_side_host_ : recv_side_host_;
-    Kokkos::deep_copy(host, forward ? send_side_ : recv_side_);
-  }
-  if (!requests.outgoing.empty())
-    ADLIB_MPI(MPI_Startall(static_cast<int>(requests.outgoing.size()), requests.outgoing.data()),
-              op);
+  hand_over(forward ? send_side_ : recv_side_, forward ? send_side_host_ : recv_side_host_, packed);
+  post(requests.outgoing);
 
   // The remaining local copies overlap with the messages in flight.
   for (const auto& walk : walks)
     if (!walk.packs) run_walk<T>(walk, dst, src, out_buffer);
   if (plan_.local_copies_staged()) copy_locally_staged<T>(dst, src, direction);
 
+  pending_dst_.assign(1, dst);  // keeps its capacity: no allocation per execution
+  mark_in_flight<T>(requests);
+}
+
+template <class MemorySpace>
+void BlockMessSchedule<MemorySpace>::check_startable() const {
+  constexpr const char* op = "BlockMessSchedule";
+  if (!plan_.built()) throw Error("start() before build()", comm_.rank(), op);
+  if (in_flight_) throw Error("start() while a previous start() is not finished", comm_.rank(), op);
+}
+
+template <class MemorySpace>
+void BlockMessSchedule<MemorySpace>::post(std::vector<MPI_Request>& requests) {
+  if (!requests.empty())
+    ADLIB_MPI(MPI_Startall(static_cast<int>(requests.size()), requests.data()),
+              "BlockMessSchedule");
+}
+
+// Before the sends start: the kernels that wrote the pack buffer (when
+// `written`) must be complete, and staged messages copied to their host
+// mirror.
+template <class MemorySpace>
+void BlockMessSchedule<MemorySpace>::hand_over(Bytes& buffer, HostBytes& host_mirror,
+                                               bool written) {
+  const bool stage = staged();
+  if (written || stage) space_.fence();
+  if (stage) Kokkos::deep_copy(host_mirror, buffer);
+}
+
+template <class MemorySpace>
+template <class T>
+void BlockMessSchedule<MemorySpace>::mark_in_flight(RequestSet& requests) {
   in_flight_ = true;
   active_ = &requests;
-  pending_dst_.assign(1, dst);  // keeps its capacity: no allocation per execution
   pending_finish_ = &finish_typed<T>;
 }
 
