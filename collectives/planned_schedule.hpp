@@ -29,4 +29,20 @@ std::unique_ptr<BlockMessSchedule<MemorySpace>> build_schedule(const Comm& comm,
   return schedule;
 }
 
+// What every collective that runs one BlockMessSchedule offers besides its
+// own start(): completion, the schedule for inspection, and the transfer
+// choice.  The derived class builds `schedule_` in its constructor.
+template <class MemorySpace>
+class RunsSchedule {
+ public:
+  void finish() { schedule_->finish(); }
+  const BlockMessSchedule<MemorySpace>& schedule() const { return *schedule_; }
+  // Pack or MPI datatype per message (see transfer_policy.hpp); the
+  // environment's choice until set.  Not while an execution is in flight.
+  void set_transfer(const TransferPolicy& policy) { schedule_->set_transfer(policy); }
+
+ protected:
+  std::unique_ptr<BlockMessSchedule<MemorySpace>> schedule_;
+};
+
 }  // namespace adlib

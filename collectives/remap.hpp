@@ -31,7 +31,7 @@
 namespace adlib {
 
 template <class T, int Rank, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
-class Remap {
+class Remap : public RunsSchedule<MemorySpace> {
   static_assert(std::is_trivially_copyable<T>::value, "Remap moves elements as bytes");
 
  public:
@@ -45,23 +45,18 @@ class Remap {
   // dst is written (Views are handles, hence const&, as in Kokkos::deep_copy).
   void execute(const array_type& dst, const array_type& src) {
     start(dst, src);
-    finish();
+    this->finish();
   }
   // start() returns once messages are posted and local copies done;
   // neither array may be touched before finish().
   void start(const array_type& dst, const array_type& src) {
     check_layouts(dst, src);
-    schedule_->start(dst.local_view().data(), dst.local_view().span(), src.local_view().data(),
-                     src.local_view().span());
+    this->schedule_->start(dst.local_view().data(), dst.local_view().span(),
+                           src.local_view().data(), src.local_view().span());
   }
-  void finish() { schedule_->finish(); }
 
   const ArrayLayout& destination_layout() const { return dst_; }
   const ArrayLayout& source_layout() const { return src_; }
-  const BlockMessSchedule<MemorySpace>& schedule() const { return *schedule_; }
-  // Pack or MPI datatype per message (see transfer_policy.hpp); the
-  // environment's choice until set.  Not while an execution is in flight.
-  void set_transfer(const TransferPolicy& policy) { schedule_->set_transfer(policy); }
 
  private:
   // Messages and local copies run in an order that ignores overlap, so an in-place
@@ -81,7 +76,7 @@ class Remap {
       error = "layouts of rank " + std::to_string(dst.rank()) + " for a Remap of rank " +
               std::to_string(Rank);
     agree_on_errors(comm, error, dst.fingerprint() * 31 + src.fingerprint(), "Remap");
-    schedule_ = build_schedule<T, MemorySpace>(comm, plan_remap(dst, src, comm.rank()));
+    this->schedule_ = build_schedule<T, MemorySpace>(comm, plan_remap(dst, src, comm.rank()));
   }
 
   void check_layouts(const array_type& dst, const array_type& src) const {
@@ -100,7 +95,6 @@ class Remap {
   }
 
   ArrayLayout dst_, src_;
-  std::unique_ptr<BlockMessSchedule<MemorySpace>> schedule_;
 };
 
 // One-shot remap: plan, execute once, drop the schedule.

@@ -92,7 +92,7 @@ inline const char* mode_name(ShiftMode mode) {
 // What Shift and Skew share: the checks, the schedule built from sections of
 // one layout, the zeroing of vacated elements, and execution.
 template <class T, int Rank, class MemorySpace>
-class ShiftSchedule {
+class ShiftSchedule : public RunsSchedule<MemorySpace> {
   static_assert(std::is_trivially_copyable<T>::value, "Shift moves elements as bytes");
 
  public:
@@ -101,27 +101,22 @@ class ShiftSchedule {
   // dst is written (Views are handles, hence const&, as in Kokkos::deep_copy).
   void execute(const array_type& dst, const array_type& src) {
     start(dst, src);
-    finish();
+    this->finish();
   }
   // start() returns once messages are posted and local copies done;
   // neither array may be touched before finish().
   void start(const array_type& dst, const array_type& src) {
     check_arrays(dst, src);
-    schedule_->start(dst.local_view().data(), dst.local_view().span(), src.local_view().data(),
-                     src.local_view().span());
+    this->schedule_->start(dst.local_view().data(), dst.local_view().span(),
+                           src.local_view().data(), src.local_view().span());
     // Vacated elements are disjoint from every element a message or a local
     // copy writes, so they can be zeroed while messages fly; the kernels run
     // on the default instance, which the schedule's finish() fences.
     zero_vacated(dst.local_view().data());
   }
-  void finish() { schedule_->finish(); }
 
   // The layout of both arrays.
   const ArrayLayout& layout() const { return layout_; }
-  const BlockMessSchedule<MemorySpace>& schedule() const { return *schedule_; }
-  // Pack or MPI datatype per message (see transfer_policy.hpp); the
-  // environment's choice until set.  Not while an execution is in flight.
-  void set_transfer(const TransferPolicy& policy) { schedule_->set_transfer(policy); }
   // Blocks of this rank's destination memory set to T{} by each execution
   // (empty unless the mode is none).
   const std::vector<StridedBlock>& vacated_blocks() const { return vacated_; }
@@ -166,17 +161,17 @@ class ShiftSchedule {
   void build(std::string error, std::uint64_t arguments_fingerprint, Declare&& declare) {
     const Comm& comm = layout_.group().grid().comm();
     agree_on_errors(comm, error, arguments_fingerprint, operation_);
-    schedule_ = std::make_unique<BlockMessSchedule<MemorySpace>>(comm);
+    this->schedule_ = std::make_unique<BlockMessSchedule<MemorySpace>>(comm);
     declare();
-    schedule_->build();
-    schedule_->template prepare<T>();
+    this->schedule_->build();
+    this->schedule_->template prepare<T>();
   }
 
   // dst's section `to` receives src's section `from` (positions of the
   // layout, equal shapes).
   void move(const std::vector<Triplet>& to, const std::vector<Triplet>& from) {
     if (is_empty(to)) return;
-    declare(*schedule_, plan_remap(layout_.section(to), layout_.section(from), me_));
+    declare(*this->schedule_, plan_remap(layout_.section(to), layout_.section(from), me_));
   }
 
   // dst's section `positions` is set to T{} by every execution: the owned
@@ -255,7 +250,6 @@ class ShiftSchedule {
   ArrayLayout layout_;
   const char* operation_;
   int me_;
-  std::unique_ptr<BlockMessSchedule<MemorySpace>> schedule_;
   std::vector<StridedBlock> vacated_;
 };
 

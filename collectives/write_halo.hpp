@@ -37,7 +37,7 @@
 namespace adlib {
 
 template <class T, int Rank, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
-class WriteHalo {
+class WriteHalo : public RunsSchedule<MemorySpace> {
   static_assert(std::is_trivially_copyable<T>::value, "WriteHalo moves elements as bytes");
 
  public:
@@ -65,12 +65,13 @@ class WriteHalo {
                                   " for a WriteHalo of rank " + std::to_string(Rank);
     agree_on_errors(comm, error, layout.fingerprint() * 31 + fingerprint_of(describe(halo)),
                     "WriteHalo");
-    schedule_ = build_schedule<T, MemorySpace>(comm, plan_write_halo(layout, halo, comm.rank()));
+    this->schedule_ =
+        build_schedule<T, MemorySpace>(comm, plan_write_halo(layout, halo, comm.rank()));
   }
 
   void execute(const array_type& array) {
     start(array);
-    finish();
+    this->finish();
   }
   // Returns once messages are posted and local (periodic) copies are done.
   // Until finish(), the ghost cells must not be read or written, and the
@@ -79,16 +80,15 @@ class WriteHalo {
   void start(const array_type& array) {
     check_layout(array);
     const auto& v = array.local_view();
-    schedule_->start(v.data(), v.span(), v.data(), v.span());
+    this->schedule_->start(v.data(), v.span(), v.data(), v.span());
   }
-  void finish() { schedule_->finish(); }
 
   // Several arrays of this layout in one exchange (the fields of one
   // solver): one message per peer carries all of them, so K fields cost the
   // latency of one.  halo.execute({&u, &v, &w});
   void execute(const std::vector<const array_type*>& arrays) {
     start(arrays);
-    finish();
+    this->finish();
   }
   void start(const std::vector<const array_type*>& arrays) {
     std::vector<T*> data;
@@ -101,15 +101,11 @@ class WriteHalo {
     }
     if (data.empty()) throw Error("no array to exchange", -1, "WriteHalo::execute");
     const std::size_t span = arrays.front()->local_view().span();
-    schedule_->start_many(data, span, read, span);
+    this->schedule_->start_many(data, span, read, span);
   }
 
   const ArrayLayout& layout() const { return layout_; }
   const HaloWidths& halo() const { return halo_; }
-  const BlockMessSchedule<MemorySpace>& schedule() const { return *schedule_; }
-  // Pack or MPI datatype per message (see transfer_policy.hpp); the
-  // environment's choice until set.  Not while an execution is in flight.
-  void set_transfer(const TransferPolicy& policy) { schedule_->set_transfer(policy); }
 
  private:
   void check_layout(const array_type& array) const {
@@ -129,7 +125,6 @@ class WriteHalo {
 
   ArrayLayout layout_;
   HaloWidths halo_;
-  std::unique_ptr<BlockMessSchedule<MemorySpace>> schedule_;
 };
 
 // One-shot halo exchange of every ghost cell.
