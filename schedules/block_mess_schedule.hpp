@@ -174,8 +174,7 @@ class BlockMessSchedule {
     const void* src = nullptr;  // only when an in-place send depends on it
     int arrays = 1;             // > 1: a batch, every message packed in the batch buffers
     std::vector<MPI_Request> incoming, outgoing;
-    std::vector<char> incoming_in_place;  // per incoming message: nothing to unpack
-    std::vector<Datatype> types;          // of the datatype messages, alive with the requests
+    std::vector<Datatype> types;  // of the datatype messages, alive with the requests
     std::uint64_t last_use = 0;
   };
 
@@ -205,6 +204,17 @@ class BlockMessSchedule {
   std::string check_peer_counts();
   void ensure_buffers(std::size_t element_size);
   RequestSet& requests_for(std::size_t element_size, Direction d, void* dst, const void* src);
+  // Where one message's request reads or writes, and as what.
+  struct Target {
+    void* address;
+    int count;
+    MPI_Datatype type;
+  };
+  // Creates `set`'s persistent requests, one per message, at the targets
+  // the two functions give for an incoming and an outgoing message.
+  template <class IncomingTarget, class OutgoingTarget>
+  void init_requests(RequestSet& set, IncomingTarget&& in, OutgoingTarget&& out);
+  static void free_requests(RequestSet& set);
   void release_requests();
   void release_mpi_objects();
 
@@ -236,7 +246,16 @@ class BlockMessSchedule {
     std::vector<SourceCopy> copies;
     bool packs = false;
   };
-  const std::vector<SourceWalk>& source_walks(Direction d, std::size_t element_size);
+  // What executions in one direction with elements of one size do, decided
+  // once: which messages travel in place (direct or datatype: nothing to
+  // pack or unpack), and the source walks of the rest with the local copies.
+  struct Route {
+    std::size_t element_size = 0;  // 0: not decided yet
+    std::vector<char> incoming_in_place, outgoing_in_place;
+    bool any_incoming_in_place = false, any_outgoing_in_place = false;
+    std::vector<SourceWalk> walks;
+  };
+  const Route& route(Direction d, std::size_t element_size);
   template <class T>
   void run_walk(const SourceWalk& walk, T* dst, const T* src, T* buffer);
 
@@ -259,9 +278,7 @@ class BlockMessSchedule {
 
   TransferPolicy policy_ = TransferPolicy::from_environment();
 
-  // Per direction, for elements of walks_element_size_[d] bytes (0: none yet).
-  std::vector<SourceWalk> walks_[2];
-  std::size_t walks_element_size_[2] = {0, 0};
+  Route routes_[2];  // forward, backward
 
   std::vector<std::pair<std::size_t, MPI_Datatype>> types_;
   std::vector<RequestSet> request_sets_;
@@ -351,21 +368,17 @@ void BlockMessSchedule<MemorySpace>::set_transfer(const TransferPolicy& policy) 
     throw Error("set_transfer() while an execution is in flight", comm_.rank(),
                 "BlockMessSchedule");
   policy_ = policy;
-  // Requests and pack walks were made for the old choice.
+  // Requests and routes were made for the old choice.
   release_requests();
-  walks_element_size_[0] = walks_element_size_[1] = 0;
+  routes_[0].element_size = routes_[1].element_size = 0;
 }
 
 template <class MemorySpace>
 typename BlockMessSchedule<MemorySpace>::RequestSet& BlockMessSchedule<MemorySpace>::requests_for(
     std::size_t element_size, Direction d, void* dst, const void* src) {
-  auto any_in_place = [&](const std::vector<PeerMessage>& messages) {
-    for (const auto& m : messages)
-      if (in_place(m, element_size)) return true;
-    return false;
-  };
-  const void* dst_key = any_in_place(incoming(d)) ? dst : nullptr;
-  const void* src_key = any_in_place(outgoing(d)) ? src : nullptr;
+  const Route& r = route(d, element_size);
+  const void* dst_key = r.any_incoming_in_place ? dst : nullptr;
+  const void* src_key = r.any_outgoing_in_place ? src : nullptr;
   for (auto& set : request_sets_)
     if (set.arrays == 1 && set.element_size == element_size && set.direction == d &&
         set.dst == dst_key && set.src == src_key) {
@@ -378,9 +391,7 @@ typename BlockMessSchedule<MemorySpace>::RequestSet& BlockMessSchedule<MemorySpa
     auto oldest = request_sets_.begin();
     for (auto it = request_sets_.begin(); it != request_sets_.end(); ++it)
       if (it->last_use < oldest->last_use) oldest = it;
-    for (auto* list : {&oldest->incoming, &oldest->outgoing})
-      for (auto& r : *list)
-        if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+    free_requests(*oldest);
     request_sets_.erase(oldest);
   }
   RequestSet set;
@@ -395,15 +406,10 @@ typename BlockMessSchedule<MemorySpace>::RequestSet& BlockMessSchedule<MemorySpa
                                       : (forward ? recv_side_ : send_side_).data();
   unsigned char* out_buffer = staged() ? (forward ? send_side_host_ : recv_side_host_).data()
                                        : (forward ? send_side_ : recv_side_).data();
-  // Where a message's MPI request reads or writes, and as what: the pack
-  // buffer, the user's memory as it is (direct), or a datatype over it.
-  struct Target {
-    void* address;
-    int count;
-    MPI_Datatype type;
-  };
-  auto target = [&](const PeerMessage& m, unsigned char* memory, unsigned char* buffer) {
-    if (!in_place(m, element_size))
+  // The pack buffer, the user's memory as it is (direct), or a datatype over it.
+  auto target = [&](const PeerMessage& m, bool in_place, unsigned char* memory,
+                    unsigned char* buffer) {
+    if (!in_place)
       return Target{buffer + buffer_offset(m) * element_size, static_cast<int>(m.count), type};
     if (m.direct)
       return Target{memory + m.blocks[0].lowest_offset() * element_size, static_cast<int>(m.count),
@@ -411,34 +417,68 @@ typename BlockMessSchedule<MemorySpace>::RequestSet& BlockMessSchedule<MemorySpa
     set.types.push_back(blocks_datatype(m.blocks, type, element_size));
     return Target{memory, 1, set.types.back().get()};
   };
-  for (const auto& m : incoming(d)) {
-    const Target t = target(m, static_cast<unsigned char*>(dst), in_buffer);
-    MPI_Request r;
-    ADLIB_MPI(MPI_Recv_init(t.address, t.count, t.type, m.peer, tag_.tag(), comm_.get(), &r),
-              "BlockMessSchedule");
-    set.incoming.push_back(r);
-    set.incoming_in_place.push_back(in_place(m, element_size) ? 1 : 0);
-  }
-  for (const auto& m : outgoing(d)) {
-    // MPI only reads a send buffer; its C interface still takes void*.
-    const Target t = target(m, static_cast<unsigned char*>(const_cast<void*>(src)), out_buffer);
-    MPI_Request r;
-    ADLIB_MPI(MPI_Send_init(t.address, t.count, t.type, m.peer, tag_.tag(), comm_.get(), &r),
-              "BlockMessSchedule");
-    set.outgoing.push_back(r);
-  }
+  init_requests(
+      set,
+      [&](std::size_t k, const PeerMessage& m) {
+        return target(m, r.incoming_in_place[k], static_cast<unsigned char*>(dst), in_buffer);
+      },
+      // MPI only reads a send buffer; its C interface still takes void*.
+      [&](std::size_t k, const PeerMessage& m) {
+        return target(m, r.outgoing_in_place[k],
+                      static_cast<unsigned char*>(const_cast<void*>(src)), out_buffer);
+      });
   request_sets_.push_back(std::move(set));
   return request_sets_.back();
 }
 
 template <class MemorySpace>
-const std::vector<typename BlockMessSchedule<MemorySpace>::SourceWalk>&
-BlockMessSchedule<MemorySpace>::source_walks(Direction d, std::size_t element_size) {
-  const int which = d == Direction::forward ? 0 : 1;
-  if (walks_element_size_[which] == element_size) return walks_[which];
+template <class IncomingTarget, class OutgoingTarget>
+void BlockMessSchedule<MemorySpace>::init_requests(RequestSet& set, IncomingTarget&& in,
+                                                   OutgoingTarget&& out) {
+  const auto& arriving = incoming(set.direction);
+  for (std::size_t k = 0; k < arriving.size(); ++k) {
+    const Target t = in(k, arriving[k]);
+    MPI_Request r;
+    ADLIB_MPI(
+        MPI_Recv_init(t.address, t.count, t.type, arriving[k].peer, tag_.tag(), comm_.get(), &r),
+        "BlockMessSchedule");
+    set.incoming.push_back(r);
+  }
+  const auto& leaving = outgoing(set.direction);
+  for (std::size_t k = 0; k < leaving.size(); ++k) {
+    const Target t = out(k, leaving[k]);
+    MPI_Request r;
+    ADLIB_MPI(
+        MPI_Send_init(t.address, t.count, t.type, leaving[k].peer, tag_.tag(), comm_.get(), &r),
+        "BlockMessSchedule");
+    set.outgoing.push_back(r);
+  }
+}
+
+template <class MemorySpace>
+void BlockMessSchedule<MemorySpace>::free_requests(RequestSet& set) {
+  for (auto* list : {&set.incoming, &set.outgoing})
+    for (auto& r : *list)
+      if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+}
+
+template <class MemorySpace>
+const typename BlockMessSchedule<MemorySpace>::Route& BlockMessSchedule<MemorySpace>::route(
+    Direction d, std::size_t element_size) {
+  Route& r = routes_[d == Direction::forward ? 0 : 1];
+  if (r.element_size == element_size) return r;
+  auto decide = [&](const std::vector<PeerMessage>& messages, std::vector<char>& flags) {
+    flags.clear();
+    for (const auto& m : messages) flags.push_back(in_place(m, element_size) ? 1 : 0);
+    return std::find(flags.begin(), flags.end(), 1) != flags.end();
+  };
+  r.any_incoming_in_place = decide(incoming(d), r.incoming_in_place);
+  r.any_outgoing_in_place = decide(outgoing(d), r.outgoing_in_place);
   std::vector<SourceCopy> copies;
-  for (const auto& m : outgoing(d)) {
-    if (in_place(m, element_size)) continue;
+  const auto& leaving = outgoing(d);
+  for (std::size_t k = 0; k < leaving.size(); ++k) {
+    const PeerMessage& m = leaving[k];
+    if (r.outgoing_in_place[k]) continue;
     std::int64_t position = buffer_offset(m);
     for (const auto& block : m.blocks) {
       StridedBlock dense = detail::dense_like(block);
@@ -454,7 +494,7 @@ BlockMessSchedule<MemorySpace>::source_walks(Direction d, std::size_t element_si
   // Group by source shape (rank, extents, strides), at most
   // kMaxSharedSourceCopies per walk, keeping the declaration order; only
   // copies that read and write in the same order share a walk.
-  std::vector<SourceWalk>& walks = walks_[which];
+  std::vector<SourceWalk>& walks = r.walks;
   walks.clear();
   std::unordered_map<std::string, std::size_t> open;  // shape -> walk that can take more
   for (const auto& c : copies) {
@@ -480,8 +520,8 @@ BlockMessSchedule<MemorySpace>::source_walks(Direction d, std::size_t element_si
     home.copies.push_back(c);
     home.packs = home.packs || c.into_buffer;
   }
-  walks_element_size_[which] = element_size;
-  return walks;
+  r.element_size = element_size;
+  return r;
 }
 
 template <class MemorySpace>
@@ -550,9 +590,7 @@ void BlockMessSchedule<MemorySpace>::ensure_batch_buffers(std::size_t element_si
   // Buffers move: every batch request set is stale.
   for (auto it = request_sets_.begin(); it != request_sets_.end();) {
     if (it->arrays > 1) {
-      for (auto* list : {&it->incoming, &it->outgoing})
-        for (auto& r : *list)
-          if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+      free_requests(*it);
       it = request_sets_.erase(it);
     } else {
       ++it;
@@ -598,22 +636,15 @@ BlockMessSchedule<MemorySpace>::batch_requests_for(std::size_t element_size, Dir
                             : (forward ? batch_recv_side_ : batch_send_side_).data();
   unsigned char* out = stage ? (forward ? batch_send_side_host_ : batch_recv_side_host_).data()
                              : (forward ? batch_send_side_ : batch_recv_side_).data();
+  // K consecutive copies of every message, all packed.
   const auto k = static_cast<std::int64_t>(arrays);
-  for (const auto& m : incoming(d)) {
-    MPI_Request r;
-    ADLIB_MPI(MPI_Recv_init(in + k * m.staging_offset * element_size, static_cast<int>(k * m.count),
-                            type, m.peer, tag_.tag(), comm_.get(), &r),
-              "BlockMessSchedule");
-    set.incoming.push_back(r);
-  }
-  for (const auto& m : outgoing(d)) {
-    MPI_Request r;
-    ADLIB_MPI(
-        MPI_Send_init(out + k * m.staging_offset * element_size, static_cast<int>(k * m.count),
-                      type, m.peer, tag_.tag(), comm_.get(), &r),
-        "BlockMessSchedule");
-    set.outgoing.push_back(r);
-  }
+  auto packed_at = [&](unsigned char* buffer) {
+    return [=](std::size_t, const PeerMessage& m) {
+      return Target{buffer + k * m.staging_offset * static_cast<std::int64_t>(element_size),
+                    static_cast<int>(k * m.count), type};
+    };
+  };
+  init_requests(set, packed_at(in), packed_at(out));
   request_sets_.push_back(std::move(set));
   return request_sets_.back();
 }
@@ -677,7 +708,7 @@ void BlockMessSchedule<MemorySpace>::start(T* dst, std::size_t dst_span, const T
 
   // Packs, together with the local copies that read the same rows.
   T* out_buffer = reinterpret_cast<T*>((forward ? send_side_ : recv_side_).data());
-  const auto& walks = source_walks(direction, sizeof(T));
+  const auto& walks = route(direction, sizeof(T)).walks;
   bool packed = false;
   for (const auto& walk : walks)
     if (walk.packs) {
@@ -754,6 +785,7 @@ void BlockMessSchedule<MemorySpace>::finish_typed(BlockMessSchedule& self) {
                              : (forward ? self.recv_side_host_ : self.send_side_host_);
   T* in = reinterpret_cast<T*>(in_bytes.data());
   const auto& messages = self.incoming(requests.direction);
+  const std::vector<char>& in_place = self.route(requests.direction, sizeof(T)).incoming_in_place;
   // Unpack each message as it arrives.
   for (std::size_t done = 0; done < messages.size(); ++done) {
     int index = MPI_UNDEFINED;
@@ -762,7 +794,7 @@ void BlockMessSchedule<MemorySpace>::finish_typed(BlockMessSchedule& self) {
               op);
     if (index == MPI_UNDEFINED) break;
     const PeerMessage& m = messages[index];
-    if (!batch && requests.incoming_in_place[index]) continue;
+    if (!batch && in_place[index]) continue;
     std::int64_t position = batch ? arrays * m.staging_offset : buffer_offset(m);
     if (stage) {
       const auto first = static_cast<std::size_t>(position) * sizeof(T);
@@ -788,10 +820,7 @@ void BlockMessSchedule<MemorySpace>::release_requests() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized)
-    for (auto& set : request_sets_)
-      for (auto* list : {&set.incoming, &set.outgoing})
-        for (auto& r : *list)
-          if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+    for (auto& set : request_sets_) free_requests(set);
   request_sets_.clear();
 }
 
