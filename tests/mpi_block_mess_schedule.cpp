@@ -111,34 +111,46 @@ TEST(BlockMessSchedule, HaloExchangeForwardAndBackward) {
   EXPECT_EQ(back, want);
 }
 
+// Strided 3-D blocks received with another split: a local 4 x 5 x 6 array
+// (strides 30, 6, 1) sends to the right planes 3, 1 (stride -2), rows 1..4,
+// columns 0 and 3 (2 x 4 x 2 = 16 elements); they arrive from the left in
+// an 8 x 8 matrix as a 2 x 4 corner, then one row written right to left.
+struct Strided3D {
+  static constexpr std::size_t source_size = 4 * 5 * 6, target_size = 64;
+  static void declare(Schedule& s, const World& w) {
+    s.send(w.right, StridedBlock::make(3 * 30 + 6, {2, 4, 2}, {-60, 6, 3}));
+    s.recv(w.left, StridedBlock::make(0, {2, 4}, {8, 1}));
+    s.recv(w.left, StridedBlock::make(5 * 8 + 7, {8}, {-1}));
+  }
+  // The sender's element sequence, by hand: C order over (plane, row, col).
+  static std::vector<std::int64_t> order() {
+    std::vector<std::int64_t> order;
+    for (int p : {3, 1})
+      for (int r = 1; r <= 4; ++r)
+        for (int c : {0, 3}) order.push_back(p * 30 + r * 6 + c);
+    return order;
+  }
+  // Where the k-th element of the message lands.
+  static std::vector<std::int64_t> places() {
+    std::vector<std::int64_t> places;
+    for (int r = 0; r < 2; ++r)
+      for (int c = 0; c < 4; ++c) places.push_back(r * 8 + c);
+    for (int c = 7; c >= 0; --c) places.push_back(5 * 8 + c);
+    return places;
+  }
+};
+
 TEST(BlockMessSchedule, Strided3DBlocksReceivedWithAnotherSplit) {
   const World w;
-  // Local 4 x 5 x 6 array, strides 30, 6, 1.  Sent to the right: planes
-  // 3, 1 (stride -2), rows 1..4, columns 0 and 3: 2 x 4 x 2 = 16 elements.
-  const StridedBlock sent = StridedBlock::make(3 * 30 + 6, {2, 4, 2}, {-60, 6, 3});
-  // Received from the left into an 8 x 8 matrix as a 2 x 4 corner, then one
-  // row written right to left.
-  const StridedBlock corner = StridedBlock::make(0, {2, 4}, {8, 1});
-  const StridedBlock reversed_row = StridedBlock::make(5 * 8 + 7, {8}, {-1});
   Schedule s(w.comm);
-  s.send(w.right, sent);
-  s.recv(w.left, corner);
-  s.recv(w.left, reversed_row);
+  Strided3D::declare(s, w);
   s.build();
   auto source = [&](int rank, int rep) {
-    std::vector<double> a(4 * 5 * 6);
+    std::vector<double> a(Strided3D::source_size);
     for (size_t i = 0; i < a.size(); ++i) a[i] = 1e4 * rank + double(i) + 0.25 * rep;
     return a;
   };
-  // The sender's element sequence, by hand: C order over (plane, row, col).
-  std::vector<std::int64_t> order;
-  for (int p : {3, 1})
-    for (int r = 1; r <= 4; ++r)
-      for (int c : {0, 3}) order.push_back(p * 30 + r * 6 + c);
-  std::vector<std::int64_t> places;
-  for (int r = 0; r < 2; ++r)
-    for (int c = 0; c < 4; ++c) places.push_back(r * 8 + c);
-  for (int c = 7; c >= 0; --c) places.push_back(5 * 8 + c);
+  const std::vector<std::int64_t> order = Strided3D::order(), places = Strided3D::places();
   for (int rep = 0; rep < 4; ++rep) {
     const std::vector<double> a = source(w.me, rep), from = source(w.left, rep);
     std::vector<double> b(64, -1.0);
@@ -172,11 +184,8 @@ TEST(BlockMessSchedule, DatatypeMessagesMatchPackedOnes) {
     const TransferPolicy policy{method, 0};
 
     // The 3-D strided blocks of the test above, received with another split.
-    const StridedBlock sent = StridedBlock::make(3 * 30 + 6, {2, 4, 2}, {-60, 6, 3});
     Schedule s(w.comm);
-    s.send(w.right, sent);
-    s.recv(w.left, StridedBlock::make(0, {2, 4}, {8, 1}));
-    s.recv(w.left, StridedBlock::make(5 * 8 + 7, {8}, {-1}));
+    Strided3D::declare(s, w);
     s.build();
     s.set_transfer(policy);
     const bool self = w.P == 1;  // a self-message is a local copy, never a datatype
@@ -189,19 +198,13 @@ TEST(BlockMessSchedule, DatatypeMessagesMatchPackedOnes) {
                             adlib::uses_datatype(*m, sizeof(double), policy));
         EXPECT_EQ(s.in_place(*m, sizeof(double)), typed);
       }
-    std::vector<double> a(4 * 5 * 6), from(a.size());
+    std::vector<double> a(Strided3D::source_size), from(a.size());
     for (size_t i = 0; i < a.size(); ++i) {
       a[i] = 1e4 * w.me + double(i);
       from[i] = 1e4 * w.left + double(i);
     }
-    std::vector<std::int64_t> order, places;
-    for (int p : {3, 1})
-      for (int r = 1; r <= 4; ++r)
-        for (int c : {0, 3}) order.push_back(p * 30 + r * 6 + c);
-    for (int r = 0; r < 2; ++r)
-      for (int c = 0; c < 4; ++c) places.push_back(r * 8 + c);
-    for (int c = 7; c >= 0; --c) places.push_back(5 * 8 + c);
-    std::vector<double> want(64, -1.0);
+    const std::vector<std::int64_t> order = Strided3D::order(), places = Strided3D::places();
+    std::vector<double> want(Strided3D::target_size, -1.0);
     for (size_t k = 0; k < order.size(); ++k) want[places[k]] = from[order[k]];
     for (int rep = 0; rep < 2; ++rep) {
       std::vector<double> b(64, -1.0);
