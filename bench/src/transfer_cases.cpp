@@ -12,6 +12,11 @@
 //   adlib-pack       TransferMethod::pack: packed and unpacked by adlib
 //   adlib-datatype   TransferMethod::datatype: MPI derived datatypes
 //   adlib            the automatic rule (the note says what it chose)
+// and the raw-MPI baselines of the same exchange:
+//   mpi-pack         plain strided loops into and out of contiguous buffers,
+//                    MPI_Irecv / MPI_Isend / MPI_Waitall
+//   mpi-dtype        MPI_Type_vector columns, MPI_Irecv / MPI_Isend straight
+//                    from and to the array, MPI_Waitall
 //
 // The automatic rule should pick the faster of the first two; where it does
 // not on some machine, ADLIB_TRANSFER / set_transfer override it, and these
@@ -31,6 +36,8 @@ namespace bench {
 namespace {
 
 using Index = std::int64_t;
+
+constexpr int kTransferTag = 7400;
 
 double column_value(int r, Index i) {
   return 1e7 * r + static_cast<double>(i);
@@ -92,6 +99,51 @@ void column_case(Index n, Index pitch_bytes) {
     report({name, v.impl, "op", m, bytes, bytes,
             std::string("rewrite of the sent column, then one exchange with r^1; sent ") +
                 (typed ? "as an MPI datatype" : "packed")});
+  }
+
+  // The raw-MPI baselines, timed the same way.
+  auto time_baseline = [&](const char* impl, auto&& exchange, const char* note) {
+    const Measurement m = verified_time_op(
+        poison_phase,
+        [&] {
+          rewrite();
+          exchange();
+        },
+        [&](const char* phase) { check(impl, phase); });
+    report({name, impl, "op", m, bytes, bytes, note});
+  };
+  {
+    std::vector<double> out(static_cast<std::size_t>(n)), in(out.size());
+    const double* column = a.data() + (width - 2);
+    double* ghost = a.data() + (width - 1);
+    time_baseline(
+        "mpi-pack",
+        [&] {
+          for (Index i = 0; i < n; ++i) out[static_cast<std::size_t>(i)] = column[i * width];
+          MPI_Request r[2];
+          MPI_Irecv(in.data(), static_cast<int>(n), MPI_DOUBLE, partner, kTransferTag, comm(),
+                    &r[0]);
+          MPI_Isend(out.data(), static_cast<int>(n), MPI_DOUBLE, partner, kTransferTag, comm(),
+                    &r[1]);
+          MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+          for (Index i = 0; i < n; ++i) ghost[i * width] = in[static_cast<std::size_t>(i)];
+        },
+        "strided-loop pack, MPI_Irecv/MPI_Isend/MPI_Waitall, strided-loop unpack");
+  }
+  {
+    MPI_Datatype column;
+    MPI_Type_vector(static_cast<int>(n), 1, static_cast<int>(width), MPI_DOUBLE, &column);
+    MPI_Type_commit(&column);
+    time_baseline(
+        "mpi-dtype",
+        [&] {
+          MPI_Request r[2];
+          MPI_Irecv(a.data() + (width - 1), 1, column, partner, kTransferTag, comm(), &r[0]);
+          MPI_Isend(a.data() + (width - 2), 1, column, partner, kTransferTag, comm(), &r[1]);
+          MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+        },
+        "MPI_Type_vector column, MPI_Irecv/MPI_Isend from and to the array, MPI_Waitall");
+    MPI_Type_free(&column);
   }
 }
 
