@@ -1,30 +1,33 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // adlib: schedule-based communication for distributed arrays.  One include
 // for everything public.
 #pragma once
 
-#include "runtime/comm.hpp"
-#include "runtime/environment.hpp"
-#include "runtime/error.hpp"
-#include "runtime/pack.hpp"
-#include "runtime/strided_block.hpp"
+#include <adlib/version.hpp>
 
-#include "ranges/array_layout.hpp"
-#include "ranges/block_cyclic_range.hpp"
-#include "ranges/block_range.hpp"
-#include "ranges/collapsed_range.hpp"
-#include "ranges/dist_array.hpp"
-#include "ranges/irregular_block_range.hpp"
-#include "ranges/process_grid.hpp"
-#include "ranges/range.hpp"
-#include "ranges/triplet.hpp"
+#include <adlib/runtime/comm.hpp>
+#include <adlib/runtime/environment.hpp>
+#include <adlib/runtime/error.hpp>
+#include <adlib/runtime/pack.hpp>
+#include <adlib/runtime/strided_block.hpp>
 
-#include "schedules/block_mess_schedule.hpp"
+#include <adlib/ranges/array_layout.hpp>
+#include <adlib/ranges/block_cyclic_range.hpp>
+#include <adlib/ranges/block_range.hpp>
+#include <adlib/ranges/collapsed_range.hpp>
+#include <adlib/ranges/dist_array.hpp>
+#include <adlib/ranges/irregular_block_range.hpp>
+#include <adlib/ranges/process_grid.hpp>
+#include <adlib/ranges/range.hpp>
+#include <adlib/ranges/triplet.hpp>
 
-#include "collectives/boundary.hpp"
-#include "collectives/gather_all.hpp"
-#include "collectives/halo_plan.hpp"
-#include "collectives/planned_schedule.hpp"
-#include "collectives/remap.hpp"
-#include "collectives/remap_plan.hpp"
-#include "collectives/shift.hpp"
-#include "collectives/write_halo.hpp"
+#include <adlib/schedules/block_mess_schedule.hpp>
+
+#include <adlib/collectives/boundary.hpp>
+#include <adlib/collectives/gather_all.hpp>
+#include <adlib/collectives/halo_plan.hpp>
+#include <adlib/collectives/planned_schedule.hpp>
+#include <adlib/collectives/remap.hpp>
+#include <adlib/collectives/remap_plan.hpp>
+#include <adlib/collectives/shift.hpp>
+#include <adlib/collectives/write_halo.hpp>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Writes OUT (a header defining ADLIB_BENCH_ADLIB_COMMIT) from the source
 # tree's current commit, with "-dirty" when tracked files differ from it.
 # Run at every build of adlib_bench (cmake -P); the file is rewritten only

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Finds Kokkos and repairs Debian's packaging, where Kokkos::kokkos points at
 # an include directory that does not exist (/usr/lib/include) although the
 # headers are in Kokkos_INCLUDE_DIRS.  Used by the build and by the installed

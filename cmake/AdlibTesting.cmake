@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # How adlib runs MPI programs under ctest, shared by tests/ and examples/.
 #
 # Open MPI refuses to run as root and to oversubscribe unless told; the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Boundary: what happens at the ends of a dimension, for halos and shifts
 // (Adlib's EDGE / CYCL / NONE; ShiftMode is the same type).
 //

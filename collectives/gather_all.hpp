@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // gather_all: the whole of a distributed array (or section) on every rank,
 // as a flat C-order std::vector.  For tests, diagnostics and small data: it
 // moves every element to every rank.
@@ -10,8 +11,8 @@
 #include <cstring>
 #include <vector>
 
-#include "ranges/dist_array.hpp"
-#include "runtime/error.hpp"
+#include <adlib/ranges/dist_array.hpp>
+#include <adlib/runtime/error.hpp>
 
 namespace adlib {
 

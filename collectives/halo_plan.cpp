@@ -1,8 +1,9 @@
-#include "collectives/halo_plan.hpp"
+// SPDX-License-Identifier: BSD-3-Clause
+#include <adlib/collectives/halo_plan.hpp>
 
 #include <algorithm>
 
-#include "ranges/interval_range.hpp"
+#include <adlib/ranges/interval_range.hpp>
 
 namespace adlib {
 

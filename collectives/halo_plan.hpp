@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // plan_write_halo: the message list of one rank for a WriteHalo, from the
 // layout alone (no MPI), so it can be computed for simulated process counts.
 //
@@ -18,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "collectives/boundary.hpp"
-#include "collectives/remap_plan.hpp"
-#include "ranges/array_layout.hpp"
+#include <adlib/collectives/boundary.hpp>
+#include <adlib/collectives/remap_plan.hpp>
+#include <adlib/ranges/array_layout.hpp>
 
 namespace adlib {
 

@@ -1,12 +1,13 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // From a plan to a schedule: what every collective built on BlockMessSchedule
 // does with the blocks its planner enumerated.
 #pragma once
 
 #include <memory>
 
-#include "collectives/remap_plan.hpp"
-#include "runtime/comm.hpp"
-#include "schedules/block_mess_schedule.hpp"
+#include <adlib/collectives/remap_plan.hpp>
+#include <adlib/runtime/comm.hpp>
+#include <adlib/schedules/block_mess_schedule.hpp>
 
 namespace adlib {
 

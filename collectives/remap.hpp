@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Remap: copy a distributed array into another of the same shape and any
 // distribution (Adlib's Remap).  Sections on either side, different process
 // grids over the same communicator, replicated destinations (every copy is
@@ -21,12 +22,12 @@
 #include <memory>
 #include <type_traits>
 
-#include "collectives/planned_schedule.hpp"
-#include "collectives/remap_plan.hpp"
-#include "ranges/dist_array.hpp"
-#include "runtime/comm.hpp"
-#include "runtime/error.hpp"
-#include "schedules/block_mess_schedule.hpp"
+#include <adlib/collectives/planned_schedule.hpp>
+#include <adlib/collectives/remap_plan.hpp>
+#include <adlib/ranges/dist_array.hpp>
+#include <adlib/runtime/comm.hpp>
+#include <adlib/runtime/error.hpp>
+#include <adlib/schedules/block_mess_schedule.hpp>
 
 namespace adlib {
 

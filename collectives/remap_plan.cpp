@@ -1,14 +1,15 @@
-#include "collectives/remap_plan.hpp"
+// SPDX-License-Identifier: BSD-3-Clause
+#include <adlib/collectives/remap_plan.hpp>
 
 #include <algorithm>
 #include <map>
 #include <optional>
 
-#include "ranges/index_math.hpp"
+#include <adlib/ranges/detail/index_math.hpp>
 
 namespace adlib {
 
-using namespace index_math;
+using namespace detail::index_math;
 
 namespace {
 

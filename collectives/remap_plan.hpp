@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // plan_remap: the message list of one rank for a Remap, from the two layouts
 // alone (no MPI, no allocation of array data), so it can be computed for any
 // simulated process count in one process.
@@ -20,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "ranges/array_layout.hpp"
-#include "runtime/strided_block.hpp"
+#include <adlib/ranges/array_layout.hpp>
+#include <adlib/runtime/strided_block.hpp>
 
 namespace adlib {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Shift, CShift and Skew: move a distributed array along one dimension into
 // another array of the same layout (Adlib's Shift / CShift, Fortran's EOSHIFT
 // / CSHIFT).
@@ -37,15 +38,15 @@
 #include <type_traits>
 #include <vector>
 
-#include "collectives/boundary.hpp"
-#include "collectives/planned_schedule.hpp"
-#include "collectives/remap_plan.hpp"
-#include "ranges/dist_array.hpp"
-#include "ranges/index_math.hpp"
-#include "runtime/comm.hpp"
-#include "runtime/error.hpp"
-#include "runtime/pack.hpp"
-#include "schedules/block_mess_schedule.hpp"
+#include <adlib/collectives/boundary.hpp>
+#include <adlib/collectives/planned_schedule.hpp>
+#include <adlib/collectives/remap_plan.hpp>
+#include <adlib/ranges/detail/index_math.hpp>
+#include <adlib/ranges/dist_array.hpp>
+#include <adlib/runtime/comm.hpp>
+#include <adlib/runtime/error.hpp>
+#include <adlib/runtime/pack.hpp>
+#include <adlib/schedules/block_mess_schedule.hpp>
 
 namespace adlib {
 
@@ -70,7 +71,7 @@ inline ShiftAlongDimension shift_along_dimension(Index extent, Index amount, Shi
   if (extent == 0) return out;
   const Index last = extent - 1;
   if (mode == ShiftMode::cyclic) {
-    const Index s = index_math::floor_mod(amount, extent);
+    const Index s = detail::index_math::floor_mod(amount, extent);
     out.moves.push_back({Triplet{s, last, 1}, Triplet{0, last - s, 1}});
     if (s > 0) out.moves.push_back({Triplet{0, s - 1, 1}, Triplet{extent - s, last, 1}});
   } else if (amount >= extent || amount <= -extent) {

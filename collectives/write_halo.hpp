@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // WriteHalo: fill the ghost cells of a ghost-extended array from the
 // processes that own those elements (Adlib's writeHalo).
 //
@@ -27,12 +28,12 @@
 #include <memory>
 #include <vector>
 
-#include "collectives/halo_plan.hpp"
-#include "collectives/planned_schedule.hpp"
-#include "ranges/dist_array.hpp"
-#include "runtime/comm.hpp"
-#include "runtime/error.hpp"
-#include "schedules/block_mess_schedule.hpp"
+#include <adlib/collectives/halo_plan.hpp>
+#include <adlib/collectives/planned_schedule.hpp>
+#include <adlib/ranges/dist_array.hpp>
+#include <adlib/runtime/comm.hpp>
+#include <adlib/runtime/error.hpp>
+#include <adlib/schedules/block_mess_schedule.hpp>
 
 namespace adlib {
 

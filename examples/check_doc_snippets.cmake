@@ -1,6 +1,8 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Checks that documentation shows code that is compiled and tested: every
 # fenced block of LANGUAGE in PAGE must appear, as consecutive whole lines,
-# in SOURCE (indentation is ignored, so a page may show a dedented excerpt).
+# in one of the files listed in SOURCE (indentation is ignored, so a page may
+# show a dedented excerpt).
 #
 #   cmake -DPAGE=docs/remap.md -DSOURCE=docs/examples/remap_example.cpp \
 #         -DLANGUAGE=cpp -P examples/check_doc_snippets.cmake
@@ -13,9 +15,15 @@ foreach(variable PAGE SOURCE LANGUAGE)
 endforeach()
 
 file(READ "${PAGE}" page)
-file(READ "${SOURCE}" source)
 # Line starts are marked with a newline, and indentation dropped, on both sides.
-string(REGEX REPLACE "\n[ \t]+" "\n" source "\n${source}")
+# (Sources are kept in numbered variables, not a list: code contains ';'.)
+set(source_count 0)
+foreach(source_file IN LISTS SOURCE)
+  file(READ "${source_file}" source)
+  string(REGEX REPLACE "\n[ \t]+" "\n" source_${source_count} "\n${source}")
+  math(EXPR source_count "${source_count} + 1")
+endforeach()
+math(EXPR last_source "${source_count} - 1")
 
 set(fence_open "```${LANGUAGE}\n")
 string(LENGTH "${fence_open}" fence_open_length)
@@ -36,8 +44,14 @@ while(TRUE)
   string(SUBSTRING "${page}" ${end} -1 page)
   math(EXPR blocks "${blocks} + 1")
   string(REGEX REPLACE "\n[ \t]+" "\n" normalized "\n${snippet}")
-  string(FIND "${source}" "${normalized}" found)
-  if(found EQUAL -1)
+  set(found FALSE)
+  foreach(index RANGE ${last_source})
+    string(FIND "${source_${index}}" "${normalized}" position)
+    if(NOT position EQUAL -1)
+      set(found TRUE)
+    endif()
+  endforeach()
+  if(NOT found)
     math(EXPR failures "${failures} + 1")
     message(SEND_ERROR "${PAGE}: ```${LANGUAGE} block ${blocks} is not in ${SOURCE}:\n${snippet}")
   endif()

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // heat2d: the explicit heat equation on an N x N grid over a 2-D process
 // grid, with one WriteHalo schedule built once and executed every exchange.
 //
@@ -26,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "adlib.hpp"
+#include <adlib/adlib.hpp>
 
 namespace {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // remap_demo: a transpose-based smoother that reuses two Remap schedules.
 //
 // An N x N periodic field is smoothed alternately along rows and along
@@ -30,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "adlib.hpp"
+#include <adlib/adlib.hpp>
 
 namespace {
 

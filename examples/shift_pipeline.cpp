@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // shift_pipeline: 1-D advection by the first-order upwind scheme on a
 // periodic domain of N cells, with ONE CShift schedule built once and
 // executed every step.
@@ -25,7 +26,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "adlib.hpp"
+#include <adlib/adlib.hpp>
 
 namespace {
 

@@ -1,7 +1,8 @@
-#include "ranges/array_layout.hpp"
+// SPDX-License-Identifier: BSD-3-Clause
+#include <adlib/ranges/array_layout.hpp>
 
-#include "ranges/index_math.hpp"
-#include "runtime/error.hpp"
+#include <adlib/ranges/detail/index_math.hpp>
+#include <adlib/runtime/error.hpp>
 
 namespace adlib {
 
@@ -136,7 +137,7 @@ namespace {
 // progressions meet iff their first elements agree modulo the gcd of the
 // steps somewhere inside the overlap of their spans.)
 bool triplets_intersect(const Triplet& a, const Triplet& b) {
-  using namespace index_math;
+  using namespace detail::index_math;
   const Index na = a.count(), nb = b.count();
   if (na == 0 || nb == 0) return false;
   // Ascending forms: first, step > 0, last.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // ArrayLayout: everything about a distributed array except its data and its
 // element type: the group it lives on, one Range per dimension, and the
 // section of those ranges it covers (the whole range unless it is a section).
@@ -16,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "ranges/process_grid.hpp"
-#include "ranges/range.hpp"
+#include <adlib/ranges/process_grid.hpp>
+#include <adlib/ranges/range.hpp>
 
 namespace adlib {
 

@@ -1,13 +1,14 @@
-#include "ranges/block_cyclic_range.hpp"
+// SPDX-License-Identifier: BSD-3-Clause
+#include <adlib/ranges/block_cyclic_range.hpp>
 
 #include <algorithm>
 
-#include "ranges/index_math.hpp"
-#include "runtime/error.hpp"
+#include <adlib/ranges/detail/index_math.hpp>
+#include <adlib/runtime/error.hpp>
 
 namespace adlib {
 
-using namespace index_math;
+using namespace detail::index_math;
 
 BlockCyclicRange::BlockCyclicRange(Index extent, const Dimension& dimension, Index block)
     : Range(extent, dimension), block_(block) {

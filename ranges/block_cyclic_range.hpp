@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // BlockCyclicRange: tiles of `block` consecutive elements dealt round-robin
 // over the P processes (ScaLAPACK's distribution): element g is in tile
 // t = g / block, on coordinate t mod P, at local position
@@ -11,7 +12,7 @@
 // the choice depends only on the section, whichever gives fewer blocks.
 #pragma once
 
-#include "ranges/range.hpp"
+#include <adlib/ranges/range.hpp>
 
 namespace adlib {
 

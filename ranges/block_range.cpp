@@ -1,8 +1,9 @@
-#include "ranges/block_range.hpp"
+// SPDX-License-Identifier: BSD-3-Clause
+#include <adlib/ranges/block_range.hpp>
 
 #include <algorithm>
 
-#include "ranges/index_math.hpp"
+#include <adlib/ranges/detail/index_math.hpp>
 
 namespace adlib {
 
@@ -10,12 +11,13 @@ BlockRange::BlockRange(Index extent, const Dimension& dimension, const Ghosts& g
     : IntervalRange(extent, dimension, ghosts) {}
 
 Index BlockRange::block_start(int coord) const {
-  return static_cast<Index>(static_cast<index_math::Wide>(coord) * extent() / process_count());
+  return static_cast<Index>(static_cast<detail::index_math::Wide>(coord) * extent() /
+                            process_count());
 }
 
 int BlockRange::coord_of(Index global) const {
   // The largest c with floor(c*N/P) <= g, i.e. c*N < (g+1)*P.
-  const index_math::Wide p = process_count();
+  const detail::index_math::Wide p = process_count();
   const Index c = static_cast<Index>(((global + 1) * p - 1) / extent());
   return static_cast<int>(std::min<Index>(c, process_count() - 1));
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // BlockRange: regular block distribution.  Coordinate c of P owns global
 // indices [c*N/P, (c+1)*N/P) (integer division), so sizes differ by at most
 // one and any N, P >= 1 work, N < P included (some blocks empty).
@@ -7,7 +8,7 @@
 // Optional ghost widths make it a ghost-extended block (see GhostBlockRange).
 #pragma once
 
-#include "ranges/interval_range.hpp"
+#include <adlib/ranges/interval_range.hpp>
 
 namespace adlib {
 

@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // CollapsedRange: an undistributed dimension.  Every process of the array
 // holds all N elements (possibly with ghosts, e.g. a periodic wrap).
 //
 //   auto columns = std::make_shared<adlib::CollapsedRange>(n);
 #pragma once
 
-#include "ranges/interval_range.hpp"
+#include <adlib/ranges/interval_range.hpp>
 
 namespace adlib {
 

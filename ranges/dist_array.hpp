@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // DistArray<T, Rank, MemorySpace>: a distributed array = a layout plus the
 // local block of this process, a C-order Kokkos View in MemorySpace whose
 // extents are the local allocation (ghost cells included).
@@ -19,8 +20,8 @@
 #include <utility>
 #include <vector>
 
-#include "ranges/array_layout.hpp"
-#include "runtime/error.hpp"
+#include <adlib/ranges/array_layout.hpp>
+#include <adlib/runtime/error.hpp>
 
 namespace adlib {
 

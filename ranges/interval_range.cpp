@@ -1,9 +1,10 @@
-#include "ranges/interval_range.hpp"
+// SPDX-License-Identifier: BSD-3-Clause
+#include <adlib/ranges/interval_range.hpp>
 
 #include <algorithm>
 
-#include "ranges/index_math.hpp"
-#include "runtime/error.hpp"
+#include <adlib/ranges/detail/index_math.hpp>
+#include <adlib/runtime/error.hpp>
 
 namespace adlib {
 
@@ -19,7 +20,7 @@ void IntervalRange::owned_blocks(int coord, const Triplet& section, Index first,
                                  std::vector<Block>& out) const {
   const Index begin = block_start(coord), end = block_start(coord + 1);
   if (begin == end) return;
-  auto [k_first, k_last] = index_math::positions_in(section, begin, end);
+  auto [k_first, k_last] = detail::index_math::positions_in(section, begin, end);
   k_first = std::max(k_first, first);
   k_last = std::min(k_last, last);
   if (k_first > k_last) return;

@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // IntervalRange: the common base of every range in which a process owns one
 // contiguous interval of global indices (block, irregular block, collapsed),
 // optionally with ghost cells around it.  A subclass only says where each
 // interval starts and who owns an index; the inquiries follow.
 #pragma once
 
-#include "ranges/range.hpp"
+#include <adlib/ranges/range.hpp>
 
 namespace adlib {
 

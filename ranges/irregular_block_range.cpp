@@ -1,9 +1,10 @@
-#include "ranges/irregular_block_range.hpp"
+// SPDX-License-Identifier: BSD-3-Clause
+#include <adlib/ranges/irregular_block_range.hpp>
 
 #include <algorithm>
 #include <numeric>
 
-#include "runtime/error.hpp"
+#include <adlib/runtime/error.hpp>
 
 namespace adlib {
 

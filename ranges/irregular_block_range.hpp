@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // IrregularBlockRange: blocks of explicit sizes, one per process (zeros
 // allowed); the extent is their sum.  Holds O(P) starts: explicit sizes
 // cannot be described in less.
@@ -8,7 +9,7 @@
 
 #include <vector>
 
-#include "ranges/interval_range.hpp"
+#include <adlib/ranges/interval_range.hpp>
 
 namespace adlib {
 

@@ -1,8 +1,9 @@
-#include "ranges/process_grid.hpp"
+// SPDX-License-Identifier: BSD-3-Clause
+#include <adlib/ranges/process_grid.hpp>
 
 #include <mpi.h>
 
-#include "runtime/error.hpp"
+#include <adlib/runtime/error.hpp>
 
 namespace adlib {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // ProcessGrid, Dimension and Group: where an array lives (Adlib's Procs).
 //
 //   adlib::ProcessGrid grid(comm, {2, 2});          // 2 x 2, ranks in C order
@@ -18,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/comm.hpp"
+#include <adlib/runtime/comm.hpp>
 
 namespace adlib {
 

@@ -1,6 +1,7 @@
-#include "ranges/range.hpp"
+// SPDX-License-Identifier: BSD-3-Clause
+#include <adlib/ranges/range.hpp>
 
-#include "runtime/error.hpp"
+#include <adlib/runtime/error.hpp>
 
 namespace adlib {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Range: how one array dimension is distributed (Adlib's Range hierarchy).
 //
 // Every collective is written against the inquiries below and never asks
@@ -28,8 +29,8 @@
 #include <string>
 #include <vector>
 
-#include "ranges/process_grid.hpp"
-#include "ranges/triplet.hpp"
+#include <adlib/ranges/process_grid.hpp>
+#include <adlib/ranges/triplet.hpp>
 
 namespace adlib {
 

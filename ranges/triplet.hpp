@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Triplet and Block: the small value types of the Range inquiries.
 //
 // A Triplet is a strided interval of global indices, Fortran style: lo, hi

@@ -1,9 +1,10 @@
-#include "runtime/block_datatype.hpp"
+// SPDX-License-Identifier: BSD-3-Clause
+#include <adlib/runtime/block_datatype.hpp>
 
 #include <climits>
 #include <string>
 
-#include "runtime/error.hpp"
+#include <adlib/runtime/error.hpp>
 
 namespace adlib {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // MPI derived datatypes for lists of strided blocks (YAXT's and MPI's own
 // answer to packing: the MPI library walks the blocks itself).
 //
@@ -17,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/strided_block.hpp"
+#include <adlib/runtime/strided_block.hpp>
 
 namespace adlib {
 

@@ -1,9 +1,10 @@
-#include "runtime/comm.hpp"
+// SPDX-License-Identifier: BSD-3-Clause
+#include <adlib/runtime/comm.hpp>
 
 #include <mutex>
 #include <vector>
 
-#include "runtime/error.hpp"
+#include <adlib/runtime/error.hpp>
 
 namespace adlib {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // adlib::Comm: the library's own duplicate of a user communicator.
 //
 // Why a duplicate: the library's messages must never match the application's.
@@ -17,7 +18,7 @@
 #include <memory>
 #include <string>
 
-#include "runtime/tag_allocator.hpp"
+#include <adlib/runtime/tag_allocator.hpp>
 
 namespace adlib {
 

@@ -1,10 +1,11 @@
-#include "runtime/environment.hpp"
+// SPDX-License-Identifier: BSD-3-Clause
+#include <adlib/runtime/environment.hpp>
 
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
 
-#include "runtime/error.hpp"
+#include <adlib/runtime/error.hpp>
 
 namespace adlib {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // adlib::Environment: initialise MPI and Kokkos in the right order, or adopt
 // them when the application already did.
 //

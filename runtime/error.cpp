@@ -1,4 +1,5 @@
-#include "runtime/error.hpp"
+// SPDX-License-Identifier: BSD-3-Clause
+#include <adlib/runtime/error.hpp>
 
 namespace adlib {
 

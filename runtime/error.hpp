@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // adlib::Error: the one exception type of the library.
 //
 // Why one type: users of a communication library want to know *what* went wrong,

@@ -1,10 +1,11 @@
-#include "runtime/strided_block.hpp"
+// SPDX-License-Identifier: BSD-3-Clause
+#include <adlib/runtime/strided_block.hpp>
 
 #include <algorithm>
 #include <cstdlib>
 #include <utility>
 
-#include "runtime/error.hpp"
+#include <adlib/runtime/error.hpp>
 
 namespace adlib {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // StridedBlock: an r-dimensional strided patch of a flat local array.
 //
 // This is the unit of everything the low-level schedules move: an offset into

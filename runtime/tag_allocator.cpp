@@ -1,6 +1,7 @@
-#include "runtime/tag_allocator.hpp"
+// SPDX-License-Identifier: BSD-3-Clause
+#include <adlib/runtime/tag_allocator.hpp>
 
-#include "runtime/error.hpp"
+#include <adlib/runtime/error.hpp>
 
 namespace adlib {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Tags for concurrently live schedules on one communicator.
 //
 // Each schedule leases one tag for its whole life, so several schedules can be in

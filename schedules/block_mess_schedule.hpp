@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // BlockMessSchedule: Adlib's point-to-point schedule over strided blocks.
 //
 //   adlib::BlockMessSchedule<Kokkos::HostSpace> s(comm);
@@ -41,12 +42,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "runtime/block_datatype.hpp"
-#include "runtime/comm.hpp"
-#include "runtime/error.hpp"
-#include "runtime/pack.hpp"
-#include "schedules/block_message_plan.hpp"
-#include "schedules/transfer_policy.hpp"
+#include <adlib/runtime/block_datatype.hpp>
+#include <adlib/runtime/comm.hpp>
+#include <adlib/runtime/error.hpp>
+#include <adlib/runtime/pack.hpp>
+#include <adlib/schedules/block_message_plan.hpp>
+#include <adlib/schedules/transfer_policy.hpp>
 
 namespace adlib {
 

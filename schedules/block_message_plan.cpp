@@ -1,9 +1,10 @@
-#include "schedules/block_message_plan.hpp"
+// SPDX-License-Identifier: BSD-3-Clause
+#include <adlib/schedules/block_message_plan.hpp>
 
 #include <algorithm>
 #include <climits>
 
-#include "runtime/error.hpp"
+#include <adlib/runtime/error.hpp>
 
 namespace adlib {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // BlockMessagePlan: the memory-layout half of a BlockMessSchedule.
 //
 // It holds the send and receive requests a schedule was given (blocks of local
@@ -13,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/strided_block.hpp"
+#include <adlib/runtime/strided_block.hpp>
 
 namespace adlib {
 

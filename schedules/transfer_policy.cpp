@@ -1,10 +1,11 @@
-#include "schedules/transfer_policy.hpp"
+// SPDX-License-Identifier: BSD-3-Clause
+#include <adlib/schedules/transfer_policy.hpp>
 
 #include <cerrno>
 #include <cstdlib>
 #include <string>
 
-#include "runtime/error.hpp"
+#include <adlib/runtime/error.hpp>
 
 namespace adlib {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // How a message between host memories travels: packed into a contiguous
 // buffer by adlib's copy kernels, or described to MPI as a derived datatype
 // over the user's memory (MPI's datatype engine then reads or writes the
@@ -28,7 +29,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "schedules/block_message_plan.hpp"
+#include <adlib/schedules/block_message_plan.hpp>
 
 namespace adlib {
 

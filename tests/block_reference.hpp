@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Reference enumeration of a strided block for the tests: the element
 // offsets in C order (last index fastest), straight from the definition
 // offset + sum_d i_d * strides[d], with nothing shared with the library's
@@ -7,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "runtime/strided_block.hpp"
+#include <adlib/runtime/strided_block.hpp>
 
 namespace adlib_test {
 

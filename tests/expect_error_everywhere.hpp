@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The misuse check shared by the MPI tests: f() must throw adlib::Error on
 // every rank, with the same message everywhere, containing `needle`.
 #pragma once
@@ -7,8 +8,8 @@
 
 #include <string>
 
-#include "ranges/array_layout.hpp"
-#include "runtime/error.hpp"
+#include <adlib/ranges/array_layout.hpp>
+#include <adlib/runtime/error.hpp>
 
 namespace adlib_test {
 

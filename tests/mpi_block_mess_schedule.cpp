@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // BlockMessSchedule used directly: halo exchanges with strided 2-D blocks
 // in both directions, 3-D strided blocks received with a different split,
 // start/finish, persistent requests reused over many executions with
@@ -15,7 +16,7 @@
 #include <numeric>
 #include <vector>
 
-#include "adlib.hpp"
+#include <adlib/adlib.hpp>
 #include "test_layouts.hpp"
 
 namespace {

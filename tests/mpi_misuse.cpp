@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Bad input must give adlib::Error on every rank, with the same message, and
 // never hang: invalid ranges, sections and layouts, Remaps between
 // incompatible or rank-dependent arguments, arrays of the wrong layout at
@@ -11,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "adlib.hpp"
+#include <adlib/adlib.hpp>
 #include "expect_error_everywhere.hpp"
 
 namespace {

@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Remap basics: block -> cyclic and block-cyclic -> block in 1-D and 2-D,
 // values checked against the global index.
 #include <gtest/gtest.h>
 
-#include "adlib.hpp"
+#include <adlib/adlib.hpp>
 
 namespace {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Randomised Remap over MPI_COMM_WORLD with a fixed seed (every rank draws
 // the same configurations).  Covers every pair of Range kinds, arrays of rank
 // 1..4, extents not divisible by P and smaller than P, sections with strides
@@ -22,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "adlib.hpp"
+#include <adlib/adlib.hpp>
 #include "test_layouts.hpp"
 
 namespace {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Runtime pieces that need MPI: the cached communicator duplicate, tag
 // leases, agreement on argument errors, and the environment guard adopting
 // an MPI and Kokkos that are already initialised.
@@ -5,9 +6,9 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "runtime/comm.hpp"
-#include "runtime/environment.hpp"
-#include "runtime/error.hpp"
+#include <adlib/runtime/comm.hpp>
+#include <adlib/runtime/environment.hpp>
+#include <adlib/runtime/error.hpp>
 
 namespace {
 

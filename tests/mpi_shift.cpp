@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Shift, CShift and Skew over MPI_COMM_WORLD, compared with a serial
 // reference computed from global indices.
 //
@@ -20,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "adlib.hpp"
+#include <adlib/adlib.hpp>
 #include "expect_error_everywhere.hpp"
 #include "test_layouts.hpp"
 

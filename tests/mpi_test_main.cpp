@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The one GoogleTest main of every MPI test binary: MPI, then Kokkos, then
 // GoogleTest.  Rank 0 prints the usual output; other ranks print only their
 // failures, prefixed with the rank.  After each test the ranks agree on the
@@ -9,7 +10,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "runtime/environment.hpp"
+#include <adlib/runtime/environment.hpp>
 
 namespace {
 

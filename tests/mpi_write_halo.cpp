@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // WriteHalo against a serial reference: for random ghost-extended layouts
 // (block, irregular with empty blocks, collapsed, periodic or not; 1-D to
 // 3-D; grids of every shape, some smaller than the communicator), random
@@ -14,7 +15,7 @@
 #include <random>
 #include <vector>
 
-#include "adlib.hpp"
+#include <adlib/adlib.hpp>
 #include "expect_error_everywhere.hpp"
 
 namespace {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // BlockMessagePlan (the MPI-free half of BlockMessSchedule) for simulated
 // ranks: per peer, a message's element sequence must be the concatenation of
 // that peer's requests in declaration order (it is the wire format), local
@@ -9,9 +10,9 @@
 #include <map>
 #include <vector>
 
+#include <adlib/runtime/error.hpp>
+#include <adlib/schedules/block_message_plan.hpp>
 #include "block_reference.hpp"
-#include "runtime/error.hpp"
-#include "schedules/block_message_plan.hpp"
 #include "test_layouts.hpp"
 
 namespace {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // plan_write_halo simulated for every rank of small and large process grids
 // in one process: for each (sender, receiver) pair, the global elements the
 // sender's blocks read must be, in order, the global elements the receiver's
@@ -10,11 +11,11 @@
 #include <random>
 #include <vector>
 
+#include <adlib/collectives/halo_plan.hpp>
+#include <adlib/ranges/block_range.hpp>
+#include <adlib/ranges/collapsed_range.hpp>
+#include <adlib/ranges/irregular_block_range.hpp>
 #include "block_reference.hpp"
-#include "collectives/halo_plan.hpp"
-#include "ranges/block_range.hpp"
-#include "ranges/collapsed_range.hpp"
-#include "ranges/irregular_block_range.hpp"
 
 namespace {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Range inquiries against an independent reference model (test_layouts.hpp),
 // for every Range kind, in one process on communicator-less grids:
 // local counts, owner / global_index round trips, owned_blocks against brute
@@ -11,8 +12,8 @@
 #include <map>
 #include <vector>
 
-#include "ranges/index_math.hpp"
-#include "runtime/error.hpp"
+#include <adlib/ranges/detail/index_math.hpp>
+#include <adlib/runtime/error.hpp>
 #include "test_layouts.hpp"
 
 namespace {
@@ -309,8 +310,10 @@ TEST(SerialRanges, LargeProcessCountsStayExact) {
   adlib::BlockRange block(n, grid.dim(0));
   adlib::BlockCyclicRange cyclic(n, grid.dim(0), 7);
   for (int c : {0, 1, 2, P / 3, P - 2, P - 1}) {
-    const Index start = static_cast<Index>((static_cast<adlib::index_math::Wide>(c) * n) / P);
-    const Index end = static_cast<Index>((static_cast<adlib::index_math::Wide>(c + 1) * n) / P);
+    const Index start =
+        static_cast<Index>((static_cast<adlib::detail::index_math::Wide>(c) * n) / P);
+    const Index end =
+        static_cast<Index>((static_cast<adlib::detail::index_math::Wide>(c + 1) * n) / P);
     EXPECT_EQ(block.local_count(c), end - start);
     EXPECT_EQ(block.owner(start).coord, c);
     EXPECT_EQ(block.owner(end - 1).coord, c);
@@ -408,7 +411,7 @@ TEST(SerialTriplet, CountsPositionsAndEquality) {
 }
 
 TEST(SerialIndexMath, PositionsInAndModularInverse) {
-  namespace im = adlib::index_math;
+  namespace im = adlib::detail::index_math;
   for (Index a = -20; a <= 20; ++a)
     for (Index b : {-7, -3, -1, 1, 2, 5}) {
       EXPECT_EQ(im::floor_div(a, b), static_cast<Index>(std::floor(double(a) / double(b))));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // plan_remap for simulated process counts, all ranks in one process on
 // communicator-less grids.  For every rank the plan's blocks are decoded back
 // (through the independent reference model, not the library's inquiries) to
@@ -22,9 +23,9 @@
 #include <sstream>
 #include <vector>
 
-#include "collectives/remap_plan.hpp"
-#include "runtime/error.hpp"
-#include "schedules/block_message_plan.hpp"
+#include <adlib/collectives/remap_plan.hpp>
+#include <adlib/runtime/error.hpp>
+#include <adlib/schedules/block_message_plan.hpp>
 #include "test_layouts.hpp"
 
 namespace {

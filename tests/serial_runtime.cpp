@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Runtime pieces that need no MPI: the tag allocator and the pack kernels,
 // checked element by element against a direct evaluation of the block's
 // address formula.
@@ -7,10 +8,11 @@
 #include <random>
 #include <vector>
 
+#include <adlib/runtime/error.hpp>
+#include <adlib/runtime/pack.hpp>
+#include <adlib/runtime/tag_allocator.hpp>
+#include <adlib/version.hpp>
 #include "block_reference.hpp"
-#include "runtime/error.hpp"
-#include "runtime/pack.hpp"
-#include "runtime/tag_allocator.hpp"
 
 namespace {
 
@@ -166,4 +168,15 @@ int main(int argc, char** argv) {
   const int result = RUN_ALL_TESTS();
   Kokkos::finalize();
   return result;
+}
+
+// The generated header, the library and the CMake project version agree.
+TEST(Version, HeaderLibraryAndProjectAgree) {
+  const adlib::Version v = adlib::version();
+  EXPECT_EQ(v.major, ADLIB_VERSION_MAJOR);
+  EXPECT_EQ(v.minor, ADLIB_VERSION_MINOR);
+  EXPECT_EQ(v.patch, ADLIB_VERSION_PATCH);
+  EXPECT_STREQ(adlib::version_string(), ADLIB_VERSION_STRING);
+  EXPECT_STREQ(ADLIB_VERSION_STRING, ADLIB_TEST_PROJECT_VERSION);
+  EXPECT_EQ(ADLIB_VERSION, v.major * 10000 + v.minor * 100 + v.patch);
 }

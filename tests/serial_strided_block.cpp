@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // StridedBlock algebra and the pack kernels, against brute-force enumeration
 // of element offsets: normalized(), fuse_blocks() and with_outer_dimension()
 // must keep the element sequence (it is the message layout), contiguous(),
@@ -10,11 +11,11 @@
 #include <set>
 #include <vector>
 
+#include <adlib/runtime/error.hpp>
+#include <adlib/runtime/pack.hpp>
+#include <adlib/runtime/strided_block.hpp>
+#include <adlib/schedules/block_message_plan.hpp>
 #include "block_reference.hpp"
-#include "runtime/error.hpp"
-#include "runtime/pack.hpp"
-#include "runtime/strided_block.hpp"
-#include "schedules/block_message_plan.hpp"
 #include "test_layouts.hpp"
 
 namespace {

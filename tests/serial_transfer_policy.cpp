@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // TransferPolicy: which messages the automatic rule hands to MPI as derived
 // datatypes (long messages of short rows), the forced choices, and the
 // environment variables that set the default.
@@ -6,8 +7,8 @@
 #include <cstdlib>
 #include <vector>
 
-#include "runtime/error.hpp"
-#include "schedules/transfer_policy.hpp"
+#include <adlib/runtime/error.hpp>
+#include <adlib/schedules/transfer_policy.hpp>
 
 namespace {
 

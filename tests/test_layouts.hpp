@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Test support shared by the serial and MPI tests:
 //
 //  - Rng: a tiny deterministic generator (splitmix64).  std::uniform_*
@@ -19,13 +20,13 @@
 #include <string>
 #include <vector>
 
-#include "ranges/array_layout.hpp"
-#include "ranges/block_cyclic_range.hpp"
-#include "ranges/block_range.hpp"
-#include "ranges/collapsed_range.hpp"
-#include "ranges/irregular_block_range.hpp"
-#include "ranges/process_grid.hpp"
-#include "ranges/triplet.hpp"
+#include <adlib/ranges/array_layout.hpp>
+#include <adlib/ranges/block_cyclic_range.hpp>
+#include <adlib/ranges/block_range.hpp>
+#include <adlib/ranges/collapsed_range.hpp>
+#include <adlib/ranges/irregular_block_range.hpp>
+#include <adlib/ranges/process_grid.hpp>
+#include <adlib/ranges/triplet.hpp>
 
 namespace adlib_test {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "common.hpp"
 
 #include "bench_commit.hpp"  // ADLIB_BENCH_ADLIB_COMMIT, generated at build time

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The harness every benchmark case shares, as /work/shared/design/SCENARIOS.md
 // fixes it ("Conventions common to every case"): timing (time_op,
 // time_setup), host-state probes, verification and output (a human-readable

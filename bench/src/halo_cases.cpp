@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Halo cases (SCENARIOS.md, H2D-N, H2DC-N, H3D-N): the raw-MPI baselines of a
 // width-1 halo exchange on a block-distributed global N^D array, non-periodic.
 //
@@ -24,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "adlib.hpp"
+#include <adlib/adlib.hpp>
 #include "common.hpp"
 
 namespace bench {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // adlib_bench: every case of SCENARIOS.md that adlib implements, each beside
 // its raw-MPI baselines.
 //
@@ -21,7 +22,7 @@
 #include <ostream>
 #include <vector>
 
-#include "adlib.hpp"
+#include <adlib/adlib.hpp>
 #include "common.hpp"
 
 namespace {

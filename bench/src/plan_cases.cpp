@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // PLAN-RM1-P<n> (SCENARIOS.md, "Cases beyond the first set"): time and memory
 // of one rank's Remap plan for RM1 (N = 2^22, block -> cyclic) at a simulated
 // process count n, computed in one process from a grid without communicator.
@@ -14,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "adlib.hpp"
+#include <adlib/adlib.hpp>
 #include "common.hpp"
 
 namespace bench {

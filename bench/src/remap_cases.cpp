@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Remap cases (SCENARIOS.md, RM1-N and RM2-N): adlib's Remap beside the
 // raw-MPI baselines `mpi-alltoallv` (precomputed index lists, pack,
 // MPI_Alltoallv, unpack) and `floor` (MPI_Alltoall of contiguous buffers that
@@ -13,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "adlib.hpp"
+#include <adlib/adlib.hpp>
 #include "common.hpp"
 
 namespace bench {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Shift case (SCENARIOS.md, SH1-N): circular shift by +1 of a block-
 // distributed 1-D array into a separate one, dst[g] = src[(g - 1) mod N].
 //
@@ -13,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "adlib.hpp"
+#include <adlib/adlib.hpp>
 #include "common.hpp"
 
 namespace bench {

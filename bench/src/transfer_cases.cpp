@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Transfer cases (adlib's own, beyond SCENARIOS.md): the evidence behind
 // TransferPolicy's automatic rule, reproducible on any machine.
 //
@@ -28,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "adlib.hpp"
+#include <adlib/adlib.hpp>
 #include "common.hpp"
 
 namespace bench {

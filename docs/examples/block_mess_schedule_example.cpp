@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // BlockMessSchedule, the low-level schedule under Remap: strided blocks of
 // local memory, declared per peer, merged into one message per peer.
 //
@@ -12,7 +13,7 @@
 #include <Kokkos_Core.hpp>
 #include <cstdio>
 
-#include "adlib.hpp"
+#include <adlib/adlib.hpp>
 
 using Memory = Kokkos::DefaultExecutionSpace::memory_space;
 using Matrix = Kokkos::View<double*, Memory>;  // 4 x 4, element (i, j) at 4 * i + j

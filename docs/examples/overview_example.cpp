@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The concepts in one program: a process grid, one Range per dimension, two
 // distributed arrays of the same shape, a Remap schedule built once and
 // executed every step, and local work on local data in between.
@@ -8,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "adlib.hpp"
+#include <adlib/adlib.hpp>
 
 int main(int argc, char** argv) {
   adlib::Environment environment(argc, argv);

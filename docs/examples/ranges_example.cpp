@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Who owns what: prints, for N = 10 elements over P = 3 processes, the owner
 // and local position of every global index under each kind of Range, the
 // local memory of a ghost-extended block, and the Blocks that describe each
@@ -8,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "adlib.hpp"
+#include <adlib/adlib.hpp>
 
 using adlib::Index;
 

@@ -1,4 +1,5 @@
-#include "adlib.hpp"
+// SPDX-License-Identifier: BSD-3-Clause
+#include <adlib/adlib.hpp>
 
 int main(int argc, char** argv) {
   adlib::Environment environment(argc, argv);  // MPI, then Kokkos (finalised in reverse)

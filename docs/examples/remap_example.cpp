@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Remap in practice: a schedule built once and executed many times,
 // start / finish, the one-shot remap(), sections, arrays on different
 // grids, a replicated destination, and what happens on bad input.  Every
@@ -8,7 +9,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "adlib.hpp"
+#include <adlib/adlib.hpp>
 
 using adlib::Index;
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Shift in practice: a schedule built once and executed many times in each
 // mode, the one-shot shift() and cshift(), start / finish, a Skew whose
 // amount varies along the other dimension, and the refusal of an in-place
@@ -9,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "adlib.hpp"
+#include <adlib/adlib.hpp>
 
 using adlib::Index;
 

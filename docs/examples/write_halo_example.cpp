@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // WriteHalo in practice: ghost-extended ranges, the full halo of a 2-D grid
 // with a stencil overlapping the exchange (start / finish), explicit widths,
 // boundaries and stencils, ghosts on irregular and collapsed ranges, widths
@@ -12,7 +13,7 @@
 #include <memory>
 #include <vector>
 
-#include "adlib.hpp"
+#include <adlib/adlib.hpp>
 
 using adlib::Boundary;
 using adlib::Index;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The smallest useful adlib program, built against the installed package:
 // a block-distributed vector remapped to a cyclic one, every value checked
 // against its global index.  Exits non-zero when any rank sees a wrong value.
@@ -6,7 +7,7 @@
 #include <cstdio>
 #include <memory>
 
-#include <adlib.hpp>
+#include <adlib/adlib.hpp>
 
 int main(int argc, char** argv) {
   adlib::Environment environment(argc, argv);

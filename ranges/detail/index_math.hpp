@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Integer helpers for range arithmetic: floor / ceil division with negative
 // operands, gcd and modular inverse, and the positions of a strided section
 // that fall in an interval.  Products go through 128 bits so that plans for
@@ -8,9 +9,9 @@
 #include <cstdint>
 #include <utility>
 
-#include "ranges/triplet.hpp"
+#include <adlib/ranges/triplet.hpp>
 
-namespace adlib::index_math {
+namespace adlib::detail::index_math {
 
 // 128-bit intermediate for products of extents and process counts.
 __extension__ typedef __int128 Wide;
@@ -69,4 +70,4 @@ inline std::pair<Index, Index> positions_in(const Triplet& section, Index begin,
   return {std::max<Index>(k_first, 0), std::min<Index>(k_last, n - 1)};
 }
 
-}  // namespace adlib::index_math
+}  // namespace adlib::detail::index_math
