@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The harness every benchmark case shares, as /work/shared/design/SCENARIOS.md
+// The harness every benchmark case shares, as bench/README.md
 // fixes it ("Conventions common to every case"): timing (time_op,
 // time_setup), host-state probes, verification and output (a human-readable
 // table on stdout and JSONL in $ADLIB_BENCH_JSONL, rank 0 only).
@@ -40,7 +40,7 @@ void finish_harness();
 // One probe: one-way latency of an 8-byte ping-pong and the time of one
 // MPI_Sendrecv of a freshly rewritten 512 KiB buffer, both with rank r^1
 // (MAX over ranks; 0 with one rank).  The host switches between modes in
-// which inter-rank costs differ by about 3x (SCENARIOS.md, "Caveats"), so
+// which inter-rank costs differ by about 3x (bench/README.md), so
 // every result carries the probes taken around it.
 struct Probe {
   double lat_us = 0;

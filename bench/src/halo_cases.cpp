@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Halo cases (SCENARIOS.md, H2D-N, H2DC-N, H3D-N): the raw-MPI baselines of a
+// Halo cases (bench/README.md, H2D-N, H2DC-N, H3D-N): the raw-MPI baselines of a
 // width-1 halo exchange on a block-distributed global N^D array, non-periodic.
 //
 //   mpi-pack   neighbour plan; pack every send box into its buffer,

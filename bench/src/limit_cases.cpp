@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Physical limits (SCENARIOS.md, "Physical limits"): what one core can copy,
+// Physical limits (bench/README.md, "Physical limits"): what one core can copy,
 // and the latency and bandwidth of the MPI transport between ranks 0 and 1.
 // Every other figure should be read against these.
 #include <cstdio>

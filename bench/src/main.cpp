@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// adlib_bench: every case of SCENARIOS.md that adlib implements, each beside
+// adlib_bench: every case defined in bench/README.md, each beside
 // its raw-MPI baselines.
 //
 //   mpirun -np 2 --bind-to core adlib_bench [--benchmark_filter=REGEX]

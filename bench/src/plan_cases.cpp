@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// PLAN-RM1-P<n> (SCENARIOS.md, "Cases beyond the first set"): time and memory
+// PLAN-RM1-P<n> (bench/README.md): time and memory
 // of one rank's Remap plan for RM1 (N = 2^22, block -> cyclic) at a simulated
 // process count n, computed in one process from a grid without communicator.
 // Regular schedules must plan from range arithmetic alone: no O(P) work

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Remap cases (SCENARIOS.md, RM1-N and RM2-N): adlib's Remap beside the
+// Remap cases (bench/README.md, RM1-N and RM2-N): adlib's Remap beside the
 // raw-MPI baselines `mpi-alltoallv` (precomputed index lists, pack,
 // MPI_Alltoallv, unpack) and `floor` (MPI_Alltoall of contiguous buffers that
 // already hold the data in message order: no pack, no unpack).

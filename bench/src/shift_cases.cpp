@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Shift case (SCENARIOS.md, SH1-N): circular shift by +1 of a block-
+// Shift case (bench/README.md, SH1-N): circular shift by +1 of a block-
 // distributed 1-D array into a separate one, dst[g] = src[(g - 1) mod N].
 //
 //   mpi-sendrecv  MPI_Sendrecv of the last local element to rank r+1 (from

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Transfer cases (adlib's own, beyond SCENARIOS.md): the evidence behind
+// Transfer cases (adlib's own; defined in bench/README.md): the evidence behind
 // TransferPolicy's automatic rule, reproducible on any machine.
 //
 //   XFER-COL-<N>-<pitch>   ranks r and r^1 exchange one column of N doubles
