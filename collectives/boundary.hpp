@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Boundary: what happens at the ends of a dimension, for halos and shifts
-// (Adlib's EDGE / CYCL / NONE; ShiftMode is the same type).
+// Boundary: what a halo exchange (WriteHalo) does along one dimension, at
+// the ends of the domain (Adlib's EDGE / CYCL; Shift has its own ShiftMode,
+// in shift.hpp).
 //
-//   edge    not periodic: ghost cells outside the domain, or destination
-//           elements that nothing shifts into, are left as they are
+//   edge    not periodic: ghost cells that fall outside the domain are left
+//           as they are (they can hold a boundary condition)
 //   cyclic  periodic: indices wrap around the extent
-//   none    WriteHalo: this dimension's ghost cells are not filled;
-//           Shift: destination elements that nothing shifts into are set
-//           to T{} (Fortran EOSHIFT's default boundary)
+//   skip    this dimension is not exchanged at all: none of its ghost cells
+//           is filled, inside the domain or outside
 #pragma once
 
 namespace adlib {
 
-enum class Boundary { edge, cyclic, none };
+enum class Boundary { edge, cyclic, skip };
 
 inline const char* boundary_name(Boundary b) {
   switch (b) {
@@ -20,8 +20,8 @@ inline const char* boundary_name(Boundary b) {
       return "edge";
     case Boundary::cyclic:
       return "cyclic";
-    case Boundary::none:
-      return "none";
+    case Boundary::skip:
+      return "skip";
   }
   return "?";
 }

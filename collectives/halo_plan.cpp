@@ -22,7 +22,7 @@ struct HaloPiece {
 };
 
 bool has_halo(const HaloWidths& halo, int d) {
-  return halo.modes[d] != Boundary::none && (halo.low[d] > 0 || halo.high[d] > 0);
+  return halo.modes[d] != Boundary::skip && (halo.low[d] > 0 || halo.high[d] > 0);
 }
 
 // Unwrapping shifts: data at global g appears to a holder at g + k.
@@ -181,7 +181,7 @@ void plan_side(const ArrayLayout& layout, const HaloWidths& halo, int me, bool o
         pb.block.extents[d] = p.count;
         pb.block.strides[d] = step * strides[d];
       }
-      if (ghosts >= 1 && (halo.corners || ghosts == 1)) out.push_back(pb);
+      if (ghosts >= 1 && (halo.stencil == Stencil::box || ghosts == 1)) out.push_back(pb);
     } while (advance(piece, [&](int d) { return per_dim[d][peer[d]].second.size(); }));
   } while (advance(peer, [&](int d) { return per_dim[d].size(); }));
 }

@@ -11,7 +11,7 @@
 // intersected with the owner's interval (every wrap considered), sorted by
 // (region, position in the holder): both ends compute the same list.  A block
 // of a message is a product of one piece per dimension in which at least one
-// piece is a ghost region (exactly one without corners); owned x owned is the
+// piece is a ghost region (exactly one with Stencil::faces); owned x owned is the
 // holder's own data and never moves.  Holders are found by binary search on
 // the block starts, so a rank's plan costs O(neighbours * log P).
 #pragma once
@@ -25,14 +25,32 @@
 
 namespace adlib {
 
+// Which ghost cells a halo exchange fills, by how many dimensions they are a
+// ghost along:
+//   box    every ghost cell within the widths, corners (and edges in 3-D)
+//          included: what a 9-point (box) stencil reads
+//   faces  only the cells that are a ghost along exactly one dimension: what
+//          a 5-point (star) stencil reads, with fewer neighbours to talk to
+enum class Stencil { box, faces };
+
+inline const char* stencil_name(Stencil s) {
+  switch (s) {
+    case Stencil::box:
+      return "box";
+    case Stencil::faces:
+      return "faces";
+  }
+  return "?";
+}
+
 struct HaloWidths {
-  std::vector<Index> low, high;  // per dimension
-  std::vector<Boundary> modes;   // per dimension
-  bool corners = true;           // box stencil (true) or faces only (false)
+  std::vector<Index> low, high;    // per dimension
+  std::vector<Boundary> modes;     // per dimension
+  Stencil stencil = Stencil::box;  // corners included (box) or not (faces)
 };
 
 // The ghost widths and boundaries of the ranges themselves: every ghost cell,
-// cyclic where the range is periodic, edge elsewhere, with corners.
+// cyclic where the range is periodic, edge elsewhere, box stencil.
 HaloWidths full_halo(const ArrayLayout& layout);
 
 // Empty when the halo is valid for the layout, else the reason.

@@ -4,7 +4,7 @@
 // grids over the same communicator, replicated destinations (every copy is
 // written) and replicated sources (one replica sends) all work.
 //
-//   adlib::Remap<double, 2> to_columns(b, a);   // plan once (collective)
+//   adlib::Remap to_columns(b, a);              // plan once (collective)
 //   for (int step = 0; step < steps; ++step) {
 //     ...                                       // update a
 //     to_columns.execute(b, a);                 // b = a, many times
@@ -17,6 +17,10 @@
 // the arguments are valid and identical, so bad input throws adlib::Error on
 // every rank.  Execution takes the arrays, checks that they have the planned
 // layouts (any arrays with those layouts will do) and runs the schedule.
+//
+// The template arguments are deduced from the arrays (class template
+// argument deduction): `adlib::Remap r(y, x)` is a Remap<double, 1> for
+// DistArray<double, 1> arrays.
 #pragma once
 
 #include <memory>
@@ -97,6 +101,12 @@ class Remap : public RunsSchedule<MemorySpace> {
 
   ArrayLayout dst_, src_;
 };
+
+// Deduction guide: adlib::Remap r(dst, src); takes T, Rank and MemorySpace
+// from the arrays (which must agree on all three).
+template <class T, int Rank, class MemorySpace>
+Remap(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&)
+    -> Remap<T, Rank, MemorySpace>;
 
 // One-shot remap: plan, execute once, drop the schedule.
 template <class T, int Rank, class MemorySpace>

@@ -1,21 +1,25 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Shift, CShift and Skew: move a distributed array along one dimension into
-// another array of the same layout (Adlib's Shift / CShift, Fortran's EOSHIFT
-// / CSHIFT).
+// Shift, CShift, EOShift and Skew: move a distributed array along one
+// dimension into another array of the same layout (Adlib's Shift / CShift,
+// Fortran's EOSHIFT / CSHIFT, with Fortran's sign).
 //
-//   adlib::Shift<double, 2> step(b, a, 1, 0, adlib::ShiftMode::edge);  // plan once
-//   for (...) step.execute(b, a);          // b[i][j] = a[i - 1][j], many times
-//   adlib::cshift(b, a, -3, 1);            // one-shot: b[i][j] = a[i][(j + 3) mod n]
+//   adlib::Shift step(b, a, 1, 0, adlib::ShiftMode::keep);  // plan once
+//   for (...) step.execute(b, a);          // b[i][j] = a[i + 1][j], many times
+//   adlib::cshift(b, a, -3, 1);            // one-shot: b[i][j] = a[i][(j - 3) mod n]
+//   adlib::eoshift(b, a, 2, 0, -1.0);      // b[i][j] = a[i + 2][j], or -1 past the end
 //
-// dst[..., i, ...] = src[..., i - amount, ...] along dimension `dim`.  The
-// destination elements that nothing shifts into depend on the mode:
-//   cyclic  i - amount is taken modulo the extent (CSHIFT);
-//   edge    they are left unchanged (the caller fills them, e.g. a boundary
-//           condition written before or after the shift);
-//   none    they are set to T{}, i.e. zero.  Adlib names this mode without
-//           defining it; T{} is the default boundary of Fortran's EOSHIFT.
-// Any amount is valid: 0 copies, |amount| >= extent moves nothing in edge and
-// none modes and wraps in cyclic mode.
+// dst[..., i, ...] = src[..., i + amount, ...] along dimension `dim`, as
+// Fortran's CSHIFT / EOSHIFT define it (result(i) = array(i + shift)): a
+// positive amount moves the data towards lower indices.  The destination
+// elements whose i + amount falls outside the extent depend on the mode:
+//   cyclic   i + amount is taken modulo the extent (CSHIFT);
+//   end_off  they are set to the fill value, T{} unless given (EOSHIFT with
+//            its BOUNDARY argument); the value is kept in the schedule and
+//            written by every execution;
+//   keep     they are left unchanged (the caller fills them, e.g. a boundary
+//            condition written before or after the shift).
+// Any amount is valid: 0 copies, |amount| >= extent moves nothing in end_off
+// and keep modes and wraps in cyclic mode.
 //
 // Skew is a Shift whose amount varies with the positions of the other
 // dimensions (amounts[linear C-order index over those positions]).
@@ -25,20 +29,25 @@
 // that ignores overlap, so an in-place shift would read elements it already
 // overwrote.  Like Remap, the constructor is collective, plans from range
 // arithmetic only (a shift is a remap between sections of the one layout),
-// and agrees on errors with one MPI_Allreduce, so bad or rank-dependent
-// arguments throw adlib::Error on every rank.  All the sections go into ONE
-// BlockMessSchedule, declared in the same order on every rank, so each peer
-// gets one message per execution whatever the number of sections.
+// and agrees on errors and arguments (the fill value included) across the
+// ranks, so bad or rank-dependent arguments throw adlib::Error on every
+// rank.  All the sections go into ONE BlockMessSchedule, declared in the same
+// order on every rank, so each peer gets one message per execution whatever
+// the number of sections.
+//
+// The template arguments are deduced from the arrays (class template
+// argument deduction): `adlib::CShift s(b, a, 1, 0)` is a CShift<double, 1>
+// for DistArray<double, 1> arrays.
 #pragma once
 
 #include <Kokkos_Core.hpp>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
 
-#include <adlib/collectives/boundary.hpp>
 #include <adlib/collectives/planned_schedule.hpp>
 #include <adlib/collectives/remap_plan.hpp>
 #include <adlib/ranges/detail/index_math.hpp>
@@ -50,14 +59,59 @@
 
 namespace adlib {
 
-// The shift modes are the boundaries of collectives/boundary.hpp.
-using ShiftMode = Boundary;
+// What a shift does with the destination elements whose source position
+// i + amount falls outside the extent.
+enum class ShiftMode {
+  cyclic,   // the source position wraps around (Fortran's CSHIFT)
+  end_off,  // they are set to the fill value, T{} by default (EOSHIFT)
+  keep      // they keep their values
+};
+
+inline const char* shift_mode_name(ShiftMode mode) {
+  switch (mode) {
+    case ShiftMode::cyclic:
+      return "cyclic";
+    case ShiftMode::end_off:
+      return "end_off";
+    case ShiftMode::keep:
+      return "keep";
+  }
+  return "?";
+}
 
 namespace detail {
 
+// A parameter type that takes no part in template argument deduction (C++20's
+// std::type_identity): the fill value converts to T instead of deducing it.
+template <class T>
+struct type_identity {
+  using type = T;
+};
+template <class T>
+using type_identity_t = typename type_identity<T>::type;
+
+// The bytes by which ranks agree on a fill value: its object representation
+// where that is the value (integers, most structs), the value itself for
+// floating-point types (long double has padding bytes), nothing where
+// padding would make equal values look different.
+template <class T>
+std::string fill_fingerprint(const T& fill) {
+  std::string bytes;
+  if constexpr (std::is_floating_point<T>::value) {
+    const double high = static_cast<double>(fill);
+    const double low = static_cast<double>(fill - static_cast<T>(high));
+    bytes.append(reinterpret_cast<const char*>(&high), sizeof high);
+    bytes.append(reinterpret_cast<const char*>(&low), sizeof low);
+  } else if constexpr (std::has_unique_object_representations<T>::value) {
+    bytes.resize(sizeof(T));
+    std::memcpy(&bytes[0], &fill, sizeof(T));
+  }
+  return bytes;
+}
+
 // Along the shifted dimension, a shift is one or two copies between intervals
 // of positions (cyclic: the part that stays in range and the part that wraps)
-// and, in edge and none modes, the interval that nothing shifts into.
+// and, in end_off and keep modes, the interval that nothing shifts into.
 struct ShiftMove {
   Triplet dst, src;
 };
@@ -66,32 +120,41 @@ struct ShiftAlongDimension {
   Triplet vacated = Triplet::empty();
 };
 
+// dst[i] = src[i + amount] for i in 0 .. extent-1 (Fortran's sign).
 inline ShiftAlongDimension shift_along_dimension(Index extent, Index amount, ShiftMode mode) {
   ShiftAlongDimension out;
   if (extent == 0) return out;
   const Index last = extent - 1;
   if (mode == ShiftMode::cyclic) {
     const Index s = detail::index_math::floor_mod(amount, extent);
-    out.moves.push_back({Triplet{s, last, 1}, Triplet{0, last - s, 1}});
-    if (s > 0) out.moves.push_back({Triplet{0, s - 1, 1}, Triplet{extent - s, last, 1}});
+    out.moves.push_back({Triplet{0, last - s, 1}, Triplet{s, last, 1}});
+    if (s > 0) out.moves.push_back({Triplet{extent - s, last, 1}, Triplet{0, s - 1, 1}});
   } else if (amount >= extent || amount <= -extent) {
     out.vacated = Triplet::all(extent);
   } else if (amount >= 0) {
-    out.moves.push_back({Triplet{amount, last, 1}, Triplet{0, last - amount, 1}});
-    out.vacated = Triplet{0, amount - 1, 1};
+    out.moves.push_back({Triplet{0, last - amount, 1}, Triplet{amount, last, 1}});
+    out.vacated = Triplet{extent - amount, last, 1};
   } else {
-    out.moves.push_back({Triplet{0, last + amount, 1}, Triplet{-amount, last, 1}});
-    out.vacated = Triplet{extent + amount, last, 1};
+    out.moves.push_back({Triplet{-amount, last, 1}, Triplet{0, last + amount, 1}});
+    out.vacated = Triplet{0, -amount - 1, 1};
   }
   return out;
 }
 
-inline const char* mode_name(ShiftMode mode) {
-  return boundary_name(mode);
+// Sets every element of `blocks` of `data` to `fill`, in ExecutionSpace (a
+// free function: nvcc takes no device lambda in a private member).
+template <class ExecutionSpace, class T>
+void fill_blocks(T* data, const std::vector<StridedBlock>& blocks, const T& fill) {
+  for (const StridedBlock& block : blocks) {
+    const T value = fill;
+    Kokkos::parallel_for(
+        "adlib::shift_vacate", Kokkos::RangePolicy<ExecutionSpace>(0, block.count()),
+        KOKKOS_LAMBDA(std::int64_t p) { data[detail::element_offset(block, p)] = value; });
+  }
 }
 
 // What Shift and Skew share: the checks, the schedule built from sections of
-// one layout, the zeroing of vacated elements, and execution.
+// one layout, the filling of vacated elements, and execution.
 template <class T, int Rank, class MemorySpace>
 class ShiftSchedule : public RunsSchedule<MemorySpace> {
   static_assert(std::is_trivially_copyable<T>::value, "Shift moves elements as bytes");
@@ -111,20 +174,25 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
     this->schedule_->start(dst.local_view().data(), dst.local_view().span(),
                            src.local_view().data(), src.local_view().span());
     // Vacated elements are disjoint from every element a message or a local
-    // copy writes, so they can be zeroed while messages fly; the kernels run
+    // copy writes, so they can be filled while messages fly; the kernels run
     // on the default instance, which the schedule's finish() fences.
-    zero_vacated(dst.local_view().data());
+    fill_vacated(dst.local_view().data());
   }
 
   // The layout of both arrays.
   const ArrayLayout& layout() const { return layout_; }
-  // Blocks of this rank's destination memory set to T{} by each execution
-  // (empty unless the mode is none).
+  // The value written into vacated elements in end_off mode.
+  const T& fill_value() const { return fill_; }
+  // Blocks of this rank's destination memory set to fill_value() by each
+  // execution (empty unless the mode is end_off).
   const std::vector<StridedBlock>& vacated_blocks() const { return vacated_; }
 
  protected:
-  ShiftSchedule(const ArrayLayout& layout, const char* operation)
-      : layout_(layout), operation_(operation), me_(layout.group().grid().comm().rank()) {}
+  ShiftSchedule(const ArrayLayout& layout, const char* operation, const T& fill)
+      : layout_(layout),
+        operation_(operation),
+        me_(layout.group().grid().comm().rank()),
+        fill_(fill) {}
 
   // Empty when dst and src may be shifted into one another, else the reason.
   static std::string pair_error(const array_type& dst, const array_type& src) {
@@ -175,7 +243,7 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
     declare(*this->schedule_, plan_remap(layout_.section(to), layout_.section(from), me_));
   }
 
-  // dst's section `positions` is set to T{} by every execution: the owned
+  // dst's section `positions` is set to the fill value by every execution: the owned
   // elements only (through the ranges' owned blocks), never ghost cells.
   void vacate(const std::vector<Triplet>& positions) {
     if (is_empty(positions) || !layout_.holds_data(me_)) return;
@@ -216,7 +284,7 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
       from[dim] = m.src;
       move(others, from);
     }
-    if (mode == ShiftMode::none) {
+    if (mode == ShiftMode::end_off) {
       others[dim] = along.vacated;
       vacate(others);
     }
@@ -240,17 +308,14 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
                   dst.process_rank(), operation_);
   }
 
-  void zero_vacated(T* data) const {
-    using execution_space = typename MemorySpace::execution_space;
-    for (const StridedBlock& block : vacated_)
-      Kokkos::parallel_for(
-          "adlib::shift_vacate", Kokkos::RangePolicy<execution_space>(0, block.count()),
-          KOKKOS_LAMBDA(std::int64_t p) { data[detail::element_offset(block, p)] = T{}; });
+  void fill_vacated(T* data) const {
+    fill_blocks<typename MemorySpace::execution_space>(data, vacated_, fill_);
   }
 
   ArrayLayout layout_;
   const char* operation_;
   int me_;
+  T fill_;
   std::vector<StridedBlock> vacated_;
 };
 
@@ -263,24 +328,28 @@ class Shift : public detail::ShiftSchedule<T, Rank, MemorySpace> {
  public:
   using typename Base::array_type;
 
-  Shift(const array_type& dst, const array_type& src, Index amount, int dim, ShiftMode mode)
-      : Shift(src.layout(), amount, dim, mode, Base::pair_error(dst, src),
+  // dst[..., i, ...] = src[..., i + amount, ...] along `dim`; `fill` is
+  // written where i + amount leaves the extent in end_off mode.
+  Shift(const array_type& dst, const array_type& src, Index amount, int dim, ShiftMode mode,
+        const T& fill = T{})
+      : Shift(src.layout(), amount, dim, mode, fill, Base::pair_error(dst, src),
               dst.layout().fingerprint()) {}
   // One schedule for every pair of arrays of `layout`.
-  Shift(const ArrayLayout& layout, Index amount, int dim, ShiftMode mode)
-      : Shift(layout, amount, dim, mode, std::string(), layout.fingerprint()) {}
+  Shift(const ArrayLayout& layout, Index amount, int dim, ShiftMode mode, const T& fill = T{})
+      : Shift(layout, amount, dim, mode, fill, std::string(), layout.fingerprint()) {}
 
   Index amount() const { return amount_; }
   int dimension() const { return dim_; }
   ShiftMode mode() const { return mode_; }
 
  private:
-  Shift(const ArrayLayout& layout, Index amount, int dim, ShiftMode mode, std::string error,
-        std::uint64_t dst_layout)
-      : Base(layout, "Shift"), amount_(amount), dim_(dim), mode_(mode) {
+  Shift(const ArrayLayout& layout, Index amount, int dim, ShiftMode mode, const T& fill,
+        std::string error, std::uint64_t dst_layout)
+      : Base(layout, "Shift", fill), amount_(amount), dim_(dim), mode_(mode) {
     if (error.empty()) error = this->dimension_error(dim);
-    const std::string arguments = "amount " + std::to_string(amount) + " dim " +
-                                  std::to_string(dim) + " mode " + detail::mode_name(mode);
+    std::string arguments = "amount " + std::to_string(amount) + " dim " + std::to_string(dim) +
+                            " mode " + shift_mode_name(mode);
+    if (mode == ShiftMode::end_off) arguments += " fill " + detail::fill_fingerprint(fill);
     this->build(error, this->fingerprint(dst_layout, arguments), [&] {
       std::vector<Triplet> everything;
       for (int d = 0; d < Rank; ++d) everything.push_back(Triplet::all(layout.extent(d)));
@@ -293,7 +362,8 @@ class Shift : public detail::ShiftSchedule<T, Rank, MemorySpace> {
   ShiftMode mode_;
 };
 
-// The cyclic shift (Fortran's CSHIFT): a Shift with ShiftMode::cyclic.
+// The cyclic shift (Fortran's CSHIFT): a Shift with ShiftMode::cyclic,
+// dst[..., i, ...] = src[..., (i + amount) mod n, ...].
 template <class T, int Rank, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
 class CShift : public Shift<T, Rank, MemorySpace> {
  public:
@@ -305,10 +375,25 @@ class CShift : public Shift<T, Rank, MemorySpace> {
       : Shift<T, Rank, MemorySpace>(layout, amount, dim, ShiftMode::cyclic) {}
 };
 
+// The end-off shift (Fortran's EOSHIFT): a Shift with ShiftMode::end_off,
+// dst[..., i, ...] = src[..., i + amount, ...], or `fill` (EOSHIFT's
+// BOUNDARY, T{} by default) where i + amount leaves the extent.
+template <class T, int Rank, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
+class EOShift : public Shift<T, Rank, MemorySpace> {
+ public:
+  using typename Shift<T, Rank, MemorySpace>::array_type;
+
+  EOShift(const array_type& dst, const array_type& src, Index amount, int dim, const T& fill = T{})
+      : Shift<T, Rank, MemorySpace>(dst, src, amount, dim, ShiftMode::end_off, fill) {}
+  EOShift(const ArrayLayout& layout, Index amount, int dim, const T& fill = T{})
+      : Shift<T, Rank, MemorySpace>(layout, amount, dim, ShiftMode::end_off, fill) {}
+};
+
 // A shift along `dim` by an amount that depends on the other dimensions:
-// amounts[k] applies where the positions of the other dimensions (in order,
-// `dim` left out) have linear C-order index k; amounts.size() must be the
-// product of the other extents (1 for a 1-D array), the same on every rank.
+// dst[..., i, ...] = src[..., i + amounts[k], ...] where the positions of the
+// other dimensions (in order, `dim` left out) have linear C-order index k;
+// amounts.size() must be the product of the other extents (1 for a 1-D
+// array), the same on every rank.
 //
 // Planning groups the positions of the innermost other dimension into runs of
 // equal consecutive amounts (one run when the whole table is constant) and
@@ -322,16 +407,17 @@ class Skew : public detail::ShiftSchedule<T, Rank, MemorySpace> {
   using typename Base::array_type;
 
   Skew(const array_type& dst, const array_type& src, const std::vector<Index>& amounts, int dim,
-       ShiftMode mode)
-      : Skew(src.layout(), amounts, dim, mode, Base::pair_error(dst, src),
+       ShiftMode mode, const T& fill = T{})
+      : Skew(src.layout(), amounts, dim, mode, fill, Base::pair_error(dst, src),
              dst.layout().fingerprint()) {}
-  Skew(const ArrayLayout& layout, const std::vector<Index>& amounts, int dim, ShiftMode mode)
-      : Skew(layout, amounts, dim, mode, std::string(), layout.fingerprint()) {}
+  Skew(const ArrayLayout& layout, const std::vector<Index>& amounts, int dim, ShiftMode mode,
+       const T& fill = T{})
+      : Skew(layout, amounts, dim, mode, fill, std::string(), layout.fingerprint()) {}
 
  private:
   Skew(const ArrayLayout& layout, const std::vector<Index>& amounts, int dim, ShiftMode mode,
-       std::string error, std::uint64_t dst_layout)
-      : Base(layout, "Skew") {
+       const T& fill, std::string error, std::uint64_t dst_layout)
+      : Base(layout, "Skew", fill) {
     if (error.empty()) error = this->dimension_error(dim);
     std::vector<int> others;  // the dimensions other than dim, in order
     Index positions = 1;
@@ -346,7 +432,8 @@ class Skew : public detail::ShiftSchedule<T, Rank, MemorySpace> {
                 std::to_string(positions) + " (the product of the extents of the dimensions " +
                 "other than " + std::to_string(dim) + ")";
     }
-    std::string arguments = "dim " + std::to_string(dim) + " mode " + detail::mode_name(mode);
+    std::string arguments = "dim " + std::to_string(dim) + " mode " + shift_mode_name(mode);
+    if (mode == ShiftMode::end_off) arguments += " fill " + detail::fill_fingerprint(fill);
     for (Index amount : amounts)
       arguments.append(reinterpret_cast<const char*>(&amount), sizeof amount);
     this->build(error, this->fingerprint(dst_layout, arguments),
@@ -388,11 +475,36 @@ class Skew : public detail::ShiftSchedule<T, Rank, MemorySpace> {
   }
 };
 
+// Deduction guides: T, Rank and MemorySpace come from the arrays
+// (adlib::CShift s(b, a, 1, 0);); a fill value converts to T.
+template <class T, int Rank, class MemorySpace>
+Shift(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&, Index, int,
+      ShiftMode) -> Shift<T, Rank, MemorySpace>;
+template <class T, int Rank, class MemorySpace>
+Shift(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&, Index, int,
+      ShiftMode, const detail::type_identity_t<T>&) -> Shift<T, Rank, MemorySpace>;
+template <class T, int Rank, class MemorySpace>
+CShift(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&, Index, int)
+    -> CShift<T, Rank, MemorySpace>;
+template <class T, int Rank, class MemorySpace>
+EOShift(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&, Index, int)
+    -> EOShift<T, Rank, MemorySpace>;
+template <class T, int Rank, class MemorySpace>
+EOShift(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&, Index, int,
+        const detail::type_identity_t<T>&) -> EOShift<T, Rank, MemorySpace>;
+template <class T, int Rank, class MemorySpace>
+Skew(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&,
+     const std::vector<Index>&, int, ShiftMode) -> Skew<T, Rank, MemorySpace>;
+template <class T, int Rank, class MemorySpace>
+Skew(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&,
+     const std::vector<Index>&, int, ShiftMode, const detail::type_identity_t<T>&)
+    -> Skew<T, Rank, MemorySpace>;
+
 // One-shot shifts: plan, execute once, drop the schedule.
 template <class T, int Rank, class MemorySpace>
 void shift(const DistArray<T, Rank, MemorySpace>& dst, const DistArray<T, Rank, MemorySpace>& src,
-           Index amount, int dim, ShiftMode mode) {
-  Shift<T, Rank, MemorySpace> schedule(dst, src, amount, dim, mode);
+           Index amount, int dim, ShiftMode mode, const detail::type_identity_t<T>& fill = T{}) {
+  Shift<T, Rank, MemorySpace> schedule(dst, src, amount, dim, mode, fill);
   schedule.execute(dst, src);
 }
 
@@ -403,9 +515,16 @@ void cshift(const DistArray<T, Rank, MemorySpace>& dst, const DistArray<T, Rank,
 }
 
 template <class T, int Rank, class MemorySpace>
+void eoshift(const DistArray<T, Rank, MemorySpace>& dst, const DistArray<T, Rank, MemorySpace>& src,
+             Index amount, int dim, const detail::type_identity_t<T>& fill = T{}) {
+  shift(dst, src, amount, dim, ShiftMode::end_off, fill);
+}
+
+template <class T, int Rank, class MemorySpace>
 void skew(const DistArray<T, Rank, MemorySpace>& dst, const DistArray<T, Rank, MemorySpace>& src,
-          const std::vector<Index>& amounts, int dim, ShiftMode mode) {
-  Skew<T, Rank, MemorySpace> schedule(dst, src, amounts, dim, mode);
+          const std::vector<Index>& amounts, int dim, ShiftMode mode,
+          const detail::type_identity_t<T>& fill = T{}) {
+  Skew<T, Rank, MemorySpace> schedule(dst, src, amounts, dim, mode, fill);
   schedule.execute(dst, src);
 }
 

@@ -4,28 +4,35 @@
 //
 //   auto rows = std::make_shared<adlib::GhostBlockRange>(n, grid.dim(0), 1, 1);
 //   auto cols = std::make_shared<adlib::GhostBlockRange>(n, grid.dim(1), 1, 1, /*periodic=*/true);
-//   adlib::DistArray<double, 2> u(grid, {rows, cols});
-//   adlib::WriteHalo<double, 2> halo(u);          // every ghost cell, corners included
+//   adlib::DistArray<double, 2> u(grid, {rows, cols}), v(grid, {rows, cols});
+//   adlib::WriteHalo halo(u);                     // every ghost cell, corners included
 //   for (int step = 0; step < steps; ++step) {
 //     halo.start(u);                              // messages posted, local copies done
 //     ...                                         // update the interior far from the ghosts
 //     halo.finish();                              // ghosts filled
 //     ...                                         // update the cells next to the ghosts
 //   }
+//   halo.execute(u, v);                           // two fields, one message per peer
 //
 // Per dimension: low and high widths up to the range's ghost extension (a
 // width wider than a neighbour's block takes data from next-nearest
 // processes), and a Boundary: edge (ghosts outside the domain are left
-// alone), cyclic (periodic; the range must be periodic) or none (this
-// dimension's ghosts are not filled).  `corners` chooses the box stencil
-// (true) or faces only (false).  Planned from the layout alone
-// (plan_write_halo); the constructor's only communication is the agreement
-// on its arguments.  Execution checks that the array has the planned layout,
-// so one schedule serves every array of that layout.
+// alone), cyclic (periodic; the range must be periodic) or skip (this
+// dimension's ghosts are not filled).  A Stencil chooses box (corners
+// included) or faces (cells that are a ghost along one dimension only).
+// Planned from the layout alone (plan_write_halo); the constructor's only
+// communication is the agreement on its arguments.  Execution checks that
+// every array has the planned layout, so one schedule serves every array of
+// that layout, and several of them at once.
+//
+// The template arguments are deduced from the array (class template
+// argument deduction): `adlib::WriteHalo halo(u)` is a WriteHalo<double, 2>
+// for a DistArray<double, 2>.
 #pragma once
 
 #include <array>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include <adlib/collectives/halo_plan.hpp>
@@ -46,17 +53,20 @@ class WriteHalo : public RunsSchedule<MemorySpace> {
   using Widths = std::array<Index, Rank>;
   using Boundaries = std::array<Boundary, Rank>;
 
-  // Every ghost cell of the ranges, cyclic where they are periodic, corners.
+  // Every ghost cell of the ranges, cyclic where they are periodic, box
+  // stencil.
   explicit WriteHalo(const array_type& array)
       : WriteHalo(array.layout(), full_halo(array.layout())) {}
 
+  // low / high ghost cells to fill per dimension, a Boundary per dimension,
+  // and the stencil (box: corners included; faces: without them).
   WriteHalo(const array_type& array, const Widths& low, const Widths& high,
-            const Boundaries& boundaries, bool corners = true)
+            const Boundaries& boundaries, Stencil stencil = Stencil::box)
       : WriteHalo(
             array.layout(),
             HaloWidths{std::vector<Index>(low.begin(), low.end()),
                        std::vector<Index>(high.begin(), high.end()),
-                       std::vector<Boundary>(boundaries.begin(), boundaries.end()), corners}) {}
+                       std::vector<Boundary>(boundaries.begin(), boundaries.end()), stencil}) {}
 
   WriteHalo(const ArrayLayout& layout, const HaloWidths& halo) : layout_(layout), halo_(halo) {
     const Comm& comm = layout.group().grid().comm();
@@ -70,39 +80,40 @@ class WriteHalo : public RunsSchedule<MemorySpace> {
         build_schedule<T, MemorySpace>(comm, plan_write_halo(layout, halo, comm.rank()));
   }
 
-  void execute(const array_type& array) {
-    start(array);
+  // One array, or several arrays of this layout in one exchange (the
+  // fields of one solver): halo.execute(u, v, w).  One message per peer
+  // carries all of them, so K fields cost the latency of one.  Every rank
+  // passes the same number of arrays.
+  template <class... More>
+  void execute(const array_type& first, const More&... more) {
+    start(first, more...);
     this->finish();
   }
   // Returns once messages are posted and local (periodic) copies are done.
   // Until finish(), the ghost cells must not be read or written, and the
   // owned cells within the halo widths of a process boundary (they are being
   // sent) must not be written; everything else may be read and written.
-  void start(const array_type& array) {
-    check_layout(array);
-    const auto& v = array.local_view();
-    this->schedule_->start(v.data(), v.span(), v.data(), v.span());
-  }
-
-  // Several arrays of this layout in one exchange (the fields of one
-  // solver): one message per peer carries all of them, so K fields cost the
-  // latency of one.  halo.execute({&u, &v, &w});
-  void execute(const std::vector<const array_type*>& arrays) {
-    start(arrays);
-    this->finish();
-  }
-  void start(const std::vector<const array_type*>& arrays) {
-    std::vector<T*> data;
-    std::vector<const T*> read;
-    for (const array_type* a : arrays) {
-      if (!a) throw Error("null array", -1, "WriteHalo::execute");
-      check_layout(*a);
-      data.push_back(a->local_view().data());
-      read.push_back(a->local_view().data());
+  // Every array is checked before anything is posted.
+  template <class... More>
+  void start(const array_type& first, const More&... more) {
+    static_assert((std::is_same<More, array_type>::value && ...),
+                  "WriteHalo exchanges arrays of the type it was built for "
+                  "(DistArray<T, Rank, MemorySpace>)");
+    const std::array<const array_type*, 1 + sizeof...(More)> arrays{&first, &more...};
+    for (const array_type* a : arrays) check_layout(*a);
+    const std::size_t span = first.local_view().span();
+    if constexpr (sizeof...(More) == 0) {
+      T* data = first.local_view().data();
+      this->schedule_->start(data, span, data, span);
+    } else {
+      std::vector<T*> data;
+      std::vector<const T*> read;
+      for (const array_type* a : arrays) {
+        data.push_back(a->local_view().data());
+        read.push_back(a->local_view().data());
+      }
+      this->schedule_->start_many(data, span, read, span);
     }
-    if (data.empty()) throw Error("no array to exchange", -1, "WriteHalo::execute");
-    const std::size_t span = arrays.front()->local_view().span();
-    this->schedule_->start_many(data, span, read, span);
   }
 
   const ArrayLayout& layout() const { return layout_; }
@@ -117,7 +128,7 @@ class WriteHalo : public RunsSchedule<MemorySpace> {
   }
 
   static std::string describe(const HaloWidths& h) {
-    std::string s = h.corners ? "box" : "faces";
+    std::string s = stencil_name(h.stencil);
     for (size_t d = 0; d < h.low.size() && d < h.high.size() && d < h.modes.size(); ++d)
       s += " " + std::to_string(h.low[d]) + "/" + std::to_string(h.high[d]) + ":" +
            boundary_name(h.modes[d]);
@@ -128,11 +139,25 @@ class WriteHalo : public RunsSchedule<MemorySpace> {
   HaloWidths halo_;
 };
 
-// One-shot halo exchange of every ghost cell.
+// Deduction guides: the element type, rank and memory space come from the
+// array (adlib::WriteHalo halo(u);).
 template <class T, int Rank, class MemorySpace>
-void write_halo(const DistArray<T, Rank, MemorySpace>& array) {
+WriteHalo(const DistArray<T, Rank, MemorySpace>&) -> WriteHalo<T, Rank, MemorySpace>;
+template <class T, int Rank, class MemorySpace>
+WriteHalo(const DistArray<T, Rank, MemorySpace>&, const std::array<Index, Rank>&,
+          const std::array<Index, Rank>&, const std::array<Boundary, Rank>&)
+    -> WriteHalo<T, Rank, MemorySpace>;
+template <class T, int Rank, class MemorySpace>
+WriteHalo(const DistArray<T, Rank, MemorySpace>&, const std::array<Index, Rank>&,
+          const std::array<Index, Rank>&, const std::array<Boundary, Rank>&, Stencil)
+    -> WriteHalo<T, Rank, MemorySpace>;
+
+// One-shot halo exchange of every ghost cell, of one array or of several
+// arrays of the same layout (write_halo(u, v, w)).
+template <class T, int Rank, class MemorySpace, class... More>
+void write_halo(const DistArray<T, Rank, MemorySpace>& array, const More&... more) {
   WriteHalo<T, Rank, MemorySpace> schedule(array);
-  schedule.execute(array);
+  schedule.execute(array, more...);
 }
 
 }  // namespace adlib

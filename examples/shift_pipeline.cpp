@@ -6,8 +6,9 @@
 //   u_new[i] = u[i] - c * (u[i] - u[i-1]),  c = 1,  i - 1 taken modulo N
 //
 // u is block-distributed over all ranks (BlockRange, no ghost cells).  Each
-// step the schedule copies u, shifted by +1, into a scratch array `left`
-// (left[i] = u[i-1], from the neighbouring rank at a block edge), and the
+// step the schedule copies u, shifted by one position towards higher
+// indices, into a scratch array `left` (left[i] = u[i-1], from the
+// neighbouring rank at a block edge: Fortran's CSHIFT(u, -1)), and the
 // update then reads only local memory.
 //
 // With c = 1 the scheme moves the profile exactly one cell per step, so after
@@ -105,7 +106,7 @@ int main(int argc, char** argv) {
     // The one schedule: left[i] = u[(i - 1) mod n], planned once from the layout.
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
-    adlib::CShift<double, 1> from_left(left, u, 1, 0);
+    adlib::CShift from_left(left, u, -1, 0);
     const double build_s = max_over_ranks(MPI_Wtime() - t0);
     if (root)
       std::printf("shift_pipeline: %ld cells on %d ranks, %d steps, c = %g\n %8s %14s %10s\n",

@@ -3,6 +3,8 @@
 // values checked against the global index.
 #include <gtest/gtest.h>
 
+#include <type_traits>
+
 #include <adlib/adlib.hpp>
 
 namespace {
@@ -25,6 +27,31 @@ TEST(RemapBasic, BlockToCyclic1D) {
   }
   const auto all = adlib::gather_all(dst);
   for (Index i = 0; i < n; ++i) ASSERT_EQ(all[i], double(i));
+}
+
+// Class template argument deduction: adlib::Remap r(dst, src) is the
+// Remap<T, Rank, MemorySpace> of the arrays, for any element type, and runs.
+TEST(RemapBasic, DeducesTemplateArgumentsFromTheArrays) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  adlib::ProcessGrid grid(comm, {comm.size(), 1});
+  const Index rows = 11, columns = 3;
+  auto blocks = std::make_shared<adlib::BlockRange>(rows, grid.dim(0));
+  auto cyclic = std::make_shared<adlib::CyclicRange>(rows, grid.dim(0));
+  auto whole = std::make_shared<adlib::CollapsedRange>(columns);
+  adlib::DistArray<double, 2> src(grid, {blocks, whole}), dst(grid, {cyclic, whole});
+  adlib::DistArray<int, 2> isrc(grid, {blocks, whole}), idst(grid, {cyclic, whole});
+  adlib::Remap r(dst, src);
+  adlib::Remap ir(idst, isrc);
+  static_assert(std::is_same<decltype(r), adlib::Remap<double, 2>>::value, "double");
+  static_assert(std::is_same<decltype(ir), adlib::Remap<int, 2>>::value, "int");
+  src.fill([&](auto g) { return double(g[0] * columns + g[1]); });
+  isrc.fill([&](auto g) { return int(g[0] * columns + g[1]) + 1000; });
+  dst.fill([](auto) { return -1.0; });
+  idst.fill([](auto) { return -1; });
+  r.execute(dst, src);
+  ir.execute(idst, isrc);
+  dst.for_each_local([&](auto g, double v) { EXPECT_EQ(v, double(g[0] * columns + g[1])); });
+  idst.for_each_local([&](auto g, int v) { EXPECT_EQ(v, int(g[0] * columns + g[1]) + 1000); });
 }
 
 TEST(RemapBasic, BlockCyclicToBlock2DOnGrids) {

@@ -13,6 +13,7 @@
 #include <array>
 #include <functional>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include <adlib/adlib.hpp>
@@ -61,7 +62,7 @@ double expected(const adlib::ArrayLayout& layout, const adlib::HaloWidths& halo,
     if (low || high) {
       ++ghosts;
       const bool within = low ? local[d] >= gl - halo.low[d] : local[d] < gl + count + halo.high[d];
-      if (!within || halo.modes[d] == Boundary::none) reached = false;
+      if (!within || halo.modes[d] == Boundary::skip) reached = false;
       if (g < 0 || g >= n) {
         if (halo.modes[d] != Boundary::cyclic) reached = false;
         g = ((g % n) + n) % n;
@@ -70,7 +71,7 @@ double expected(const adlib::ArrayLayout& layout, const adlib::HaloWidths& halo,
     linear = linear * n + g;
   }
   if (ghosts == 0) return double(linear);  // owned: untouched by the halo
-  if (!reached || (!halo.corners && ghosts > 1)) return kPoison;
+  if (!reached || (halo.stencil == adlib::Stencil::faces && ghosts > 1)) return kPoison;
   return double(linear);
 }
 
@@ -137,10 +138,10 @@ Config random_config(const adlib::ProcessGrid& grid, const std::vector<int>& axi
     c.halo.high.push_back(pick(0, int(r.ghost_high())));
     const int mode = pick(0, 2);
     c.halo.modes.push_back(mode == 0
-                               ? Boundary::none
+                               ? Boundary::skip
                                : (mode == 1 && r.periodic() ? Boundary::cyclic : Boundary::edge));
   }
-  c.halo.corners = pick(0, 1) == 1;
+  c.halo.stencil = pick(0, 1) == 1 ? adlib::Stencil::box : adlib::Stencil::faces;
   return c;
 }
 
@@ -242,9 +243,9 @@ TEST(WriteHalo, ColumnHalosByDatatypeOrPacked) {
   }
 }
 
-// Three fields of one layout in one exchange (one message per peer carries
-// all three): each field must get its own neighbours' values, never another
-// field's.
+// Three fields of one layout in one exchange, halo.execute(u, v, w) and
+// start(u, v, w) / finish() (one message per peer carries all three): each
+// field must get its own neighbours' values, never another field's.
 TEST(WriteHalo, SeveralArraysShareOneMessagePerPeer) {
   adlib::Comm comm(MPI_COMM_WORLD);
   std::mt19937 rng(99);
@@ -266,7 +267,12 @@ TEST(WriteHalo, SeveralArraysShareOneMessagePerPeer) {
         });
         ++field;
       }
-      halo.execute({&u, &v, &w});
+      if (rep == 0) {
+        halo.execute(u, v, w);
+      } else {
+        halo.start(u, v, w);
+        halo.finish();
+      }
       field = 0;
       for (auto* a : {&u, &v, &w}) {
         Kokkos::parallel_for("unshift", a->local_view().span(),
@@ -279,6 +285,65 @@ TEST(WriteHalo, SeveralArraysShareOneMessagePerPeer) {
       }
     }
   }
+}
+
+// Class template argument deduction and the named stencil: every spelling
+// deduces WriteHalo<double, 2> from the array, Stencil::box (the default)
+// fills the corners, Stencil::faces leaves them alone.
+TEST(WriteHalo, DeducesTemplateArgumentsAndNamesTheStencil) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  adlib::ProcessGrid grid = adlib::ProcessGrid::balanced(comm, 2);
+  auto rows = std::make_shared<adlib::GhostBlockRange>(9, grid.dim(0), 1, 1, true);
+  auto cols = std::make_shared<adlib::GhostBlockRange>(7, grid.dim(1), 1, 1, false);
+  adlib::DistArray<double, 2> u(grid, {rows, cols});
+  adlib::WriteHalo full(u);
+  adlib::WriteHalo box(u, {1, 1}, {1, 1}, {Boundary::cyclic, Boundary::edge});
+  adlib::WriteHalo faces(u, {1, 1}, {1, 0}, {Boundary::cyclic, Boundary::edge},
+                         adlib::Stencil::faces);
+  adlib::WriteHalo rows_only(u, {1, 1}, {1, 1}, {Boundary::cyclic, Boundary::skip});
+  static_assert(std::is_same<decltype(full), adlib::WriteHalo<double, 2>>::value, "array");
+  static_assert(std::is_same<decltype(box), adlib::WriteHalo<double, 2>>::value, "widths");
+  static_assert(std::is_same<decltype(faces), adlib::WriteHalo<double, 2>>::value, "stencil");
+  EXPECT_EQ(full.halo().stencil, adlib::Stencil::box);
+  EXPECT_EQ(box.halo().stencil, adlib::Stencil::box);
+  EXPECT_EQ(faces.halo().stencil, adlib::Stencil::faces);
+  for (auto* halo : {&full, &box, &faces, &rows_only}) {
+    fill_poisoned(u);
+    halo->execute(u);
+    EXPECT_EQ(check_all_cells(u, halo->halo()), 0) << adlib::stencil_name(halo->halo().stencil);
+  }
+  // 1-D, and another element type.
+  adlib::ProcessGrid line(comm, {comm.size()});
+  auto ghosted = std::make_shared<adlib::GhostBlockRange>(6, line.dim(0), 2, 1, true);
+  adlib::DistArray<float, 1> f(line, {ghosted});
+  adlib::WriteHalo one_d(f, {2}, {1}, {Boundary::cyclic});
+  static_assert(std::is_same<decltype(one_d), adlib::WriteHalo<float, 1>>::value, "1-D");
+}
+
+// Several arrays per exchange: an array of another layout anywhere in the
+// list is refused on every rank before anything is posted (the schedule
+// still works afterwards), and the one-shot write_halo(u, v, w) fills all
+// three.
+TEST(WriteHalo, SeveralArraysCheckedBeforeAnythingIsPosted) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  adlib::ProcessGrid grid(comm, {comm.size()});
+  std::vector<Index> sizes(comm.size());
+  for (int c = 0; c < comm.size(); ++c) sizes[c] = c % 2 == 0 ? 3 : 0;  // empty blocks
+  auto range =
+      std::make_shared<adlib::IrregularBlockRange>(sizes, grid.dim(0), adlib::Ghosts{2, 1, true});
+  auto other = std::make_shared<adlib::GhostBlockRange>(8, grid.dim(0), 2, 1, true);
+  adlib::DistArray<double, 1> u(grid, {range}), v(grid, {range}), w(grid, {range}),
+      x(grid, {other});
+  adlib::WriteHalo halo(u);
+  const adlib::HaloWidths full = adlib::full_halo(u.layout());
+  adlib_test::expect_error_everywhere([&] { halo.execute(u, v, x); }, "schedule was built for");
+  adlib_test::expect_error_everywhere([&] { halo.start(x, v, w); }, "schedule was built for");
+  for (auto* a : {&u, &v, &w}) fill_poisoned(*a);
+  halo.execute(u, v, w);
+  for (auto* a : {&u, &v, &w}) EXPECT_EQ(check_all_cells(*a, full), 0);
+  for (auto* a : {&u, &v, &w}) fill_poisoned(*a);
+  adlib::write_halo(u, v, w);
+  for (auto* a : {&u, &v, &w}) EXPECT_EQ(check_all_cells(*a, full), 0);
 }
 
 using adlib_test::expect_error_everywhere;
@@ -303,6 +368,17 @@ TEST(WriteHalo, MisuseIsRefusedOnEveryRank) {
   if (comm.size() > 1)
     expect_error_everywhere([&] { H(a, {comm.rank() == 0 ? 1 : 2}, {1}, {Boundary::edge}); },
                             "differ between ranks");
+  // The stencil and the boundary names are part of the agreement.
+  if (comm.size() > 1) {
+    const bool first = comm.rank() == 0;
+    expect_error_everywhere(
+        [&] {
+          H(a, {1}, {1}, {Boundary::edge}, first ? adlib::Stencil::box : adlib::Stencil::faces);
+        },
+        "differ between ranks");
+    expect_error_everywhere([&] { H(a, {1}, {1}, {first ? Boundary::skip : Boundary::edge}); },
+                            "differ between ranks");
+  }
   H halo(a);
   expect_error_everywhere([&] { halo.execute(b); }, "schedule was built for");
 }

@@ -86,10 +86,10 @@ TEST(HaloPlan, SendersAndReceiversAgreeOnRandomLayouts) {
       halo.low.push_back(pick(0, int(ghosts.low)));
       halo.high.push_back(pick(0, int(ghosts.high)));
       const int mode = pick(0, 2);
-      halo.modes.push_back(mode == 0 ? Boundary::none
+      halo.modes.push_back(mode == 0 ? Boundary::skip
                                      : (mode == 1 && periodic ? Boundary::cyclic : Boundary::edge));
     }
-    halo.corners = pick(0, 1);
+    halo.stencil = pick(0, 1) ? adlib::Stencil::box : adlib::Stencil::faces;
     const adlib::ArrayLayout layout(grid, ranges);
     ASSERT_EQ(adlib::check_halo(layout, halo), "");
     check_all_pairs(layout, halo, grid.size());

@@ -456,7 +456,7 @@ void adlib_lines(const HaloCase& c, const Geometry& g, const std::vector<Neighbo
   const std::vector<double> start = make_array(g);
   std::copy(start.begin(), start.end(), data);
   adlib::HaloWidths widths = adlib::full_halo(a.layout());
-  widths.corners = c.stencil == Stencil::kBox;
+  widths.stencil = c.stencil == Stencil::kBox ? adlib::Stencil::box : adlib::Stencil::faces;
   std::unique_ptr<adlib::WriteHalo<double, R>> halo;
   const Measurement setup =
       time_setup([&] { halo = std::make_unique<adlib::WriteHalo<double, R>>(a.layout(), widths); });

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Shift case (bench/README.md, SH1-N): circular shift by +1 of a block-
-// distributed 1-D array into a separate one, dst[g] = src[(g - 1) mod N].
+// Shift case (bench/README.md, SH1-N): circular shift of a block-distributed
+// 1-D array by one position towards higher indices, into a separate one:
+// dst[g] = src[(g - 1) mod N] (Fortran's CSHIFT(src, -1)).
 //
 //   mpi-sendrecv  MPI_Sendrecv of the last local element to rank r+1 (from
 //                 r-1 into dst[0]), then memcpy of the rest
@@ -46,14 +47,14 @@ void sh1_case(Index n) {
     double* out = b.local_view().data();
     std::unique_ptr<adlib::CShift<double, 1>> shift;
     const Measurement setup =
-        time_setup([&] { shift = std::make_unique<adlib::CShift<double, 1>>(b, a, 1, 0); });
+        time_setup([&] { shift = std::make_unique<adlib::CShift<double, 1>>(b, a, -1, 0); });
     report({name, "adlib:setup", "setup", setup, 0, 0,
             "CShift constructor: plan (two section remaps), agreement, buffers", false});
     const Measurement m = verified_time_op(
         [&] { poison(out, count); }, [&] { shift->execute(b, a); },
         [&](const char* phase) { verify(name, "adlib", phase, out, count, shifted); });
     report({name, "adlib", "op", m, bytes, offrank,
-            "CShift by +1: one message per neighbour, the rest a local copy"});
+            "CShift by -1: one message per neighbour, the rest a local copy"});
   }
 
   {  // mpi-sendrecv

@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
   // Think globally: values as a function of global indices ...
   a.fill([&](const auto& g) { return double(g[0] * columns + g[1]); });
 
-  adlib::Remap<double, 2> a_to_b(b, a);  // planned once, from the layouts
+  adlib::Remap a_to_b(b, a);  // planned once, from the layouts (a Remap<double, 2>)
   const int steps = 3;
   for (int step = 0; step < steps; ++step) {
     // ... act locally: every element this rank owns, with no communication.

@@ -12,7 +12,7 @@ int main(int argc, char** argv) {
   adlib::DistArray<double, 1> y(grid, {std::make_shared<adlib::CyclicRange>(n, grid.dim(0))});
   x.fill([](const auto& g) { return double(g[0]); });  // values from global indices
 
-  adlib::Remap<double, 1> x_to_y(y, x);  // plan once (collective)
+  adlib::Remap x_to_y(y, x);  // plan once (collective): a Remap<double, 1>
   for (int step = 0; step < 100; ++step) {
     // ... update x locally through x.local_view() ...
     x_to_y.execute(y, x);  // y = x, as often as needed

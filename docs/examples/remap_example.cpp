@@ -40,8 +40,9 @@ int main(int argc, char** argv) {
                                 {std::make_shared<adlib::BlockCyclicRange>(n, line.dim(0), 3)});
   x.fill([](const auto& g) { return double(g[0]); });
 
-  // Built once (collective, planned from the layouts), executed many times.
-  adlib::Remap<double, 1> x_to_y(y, x);
+  // Built once (collective, planned from the layouts), executed many times;
+  // the template arguments come from the arrays (a Remap<double, 1>).
+  adlib::Remap x_to_y(y, x);
   for (int step = 0; step < 10; ++step) x_to_y.execute(y, x);
   ok &= holds(y, [](const auto& g) { return double(g[0]); });
 
