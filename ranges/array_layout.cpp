@@ -83,8 +83,37 @@ std::vector<Index> ArrayLayout::local_extents(int rank) const {
   return e;
 }
 
+std::vector<Index> ArrayLayout::storage_extents(int rank) const {
+  if (rank == storage_rank_) return storage_;
+  return local_extents(rank);
+}
+
+ArrayLayout ArrayLayout::with_storage(int rank, std::vector<Index> extents) const {
+  const std::vector<Index> need = local_extents(rank);
+  if (extents.size() != need.size())
+    throw Error(std::to_string(extents.size()) + " storage extents for an array of rank " +
+                    std::to_string(need.size()),
+                rank, "ArrayLayout::with_storage");
+  for (size_t d = 0; d < need.size(); ++d)
+    if (extents[d] < need[d])
+      throw Error("dimension " + std::to_string(d) + ": the layout needs a local extent of " +
+                      std::to_string(need[d]) + ", the storage has " + std::to_string(extents[d]),
+                  rank, "ArrayLayout::with_storage");
+  ArrayLayout out = *this;
+  out.storage_rank_ = -1;
+  out.storage_.clear();
+  // Padding of dimension 0 changes no stride: only wider inner dimensions
+  // count.  A rank outside the group has no memory to pad.
+  if (!extents.empty()) extents[0] = need[0];
+  if (holds_data(rank) && extents != need) {
+    out.storage_rank_ = rank;
+    out.storage_ = std::move(extents);
+  }
+  return out;
+}
+
 std::vector<Index> ArrayLayout::local_strides(int rank) const {
-  const auto e = local_extents(rank);
+  const auto e = storage_extents(rank);
   std::vector<Index> s(e.size(), 1);
   for (size_t d = e.size(); d-- > 1;) s[d - 1] = s[d] * e[d];
   return s;
@@ -170,6 +199,7 @@ bool ArrayLayout::overlaps(const ArrayLayout& o) const {
 
 bool ArrayLayout::operator==(const ArrayLayout& o) const {
   if (group_ != o.group_ || ranges_.size() != o.ranges_.size()) return false;
+  if (storage_rank_ != o.storage_rank_ || storage_ != o.storage_) return false;
   for (size_t d = 0; d < ranges_.size(); ++d)
     if (!(ranges_[d] == o.ranges_[d] || ranges_[d]->same_distribution(*o.ranges_[d])) ||
         section_[d] != o.section_[d])
@@ -178,6 +208,16 @@ bool ArrayLayout::operator==(const ArrayLayout& o) const {
 }
 
 std::string ArrayLayout::describe() const {
+  std::string s = describe_distribution();
+  if (storage_rank_ >= 0) {
+    s += " stored padded to [";
+    for (size_t d = 0; d < storage_.size(); ++d) s += (d ? "," : "") + std::to_string(storage_[d]);
+    s += "] on rank " + std::to_string(storage_rank_);
+  }
+  return s;
+}
+
+std::string ArrayLayout::describe_distribution() const {
   std::string s = "array on " + group_.describe() + " [";
   for (size_t d = 0; d < ranges_.size(); ++d) {
     s += (d ? "; " : "") + ranges_[d]->describe();
@@ -197,7 +237,7 @@ std::uint64_t fingerprint_of(const std::string& text) {
 }
 
 std::uint64_t ArrayLayout::fingerprint() const {
-  return fingerprint_of(describe());
+  return fingerprint_of(describe_distribution());
 }
 
 }  // namespace adlib

@@ -9,7 +9,10 @@
 //
 // Local memory of a process is a C-order array of local_extents(rank)
 // (allocation sizes with ghosts), and local position p along dimension d is
-// at offset p * local_strides(rank)[d].
+// at offset p * local_strides(rank)[d].  A layout may record that one rank's
+// memory is padded (with_storage: a leading dimension larger than the local
+// extent, as ScaLAPACK's LLD); its strides are then those of the padded
+// extents, and every schedule planned from the layout uses them.
 #pragma once
 
 #include <cstdint>
@@ -51,7 +54,19 @@ class ArrayLayout {
   int coordinate(int rank, int d) const;
   // Allocation per dimension, ghosts included (all 0 outside the group).
   std::vector<Index> local_extents(int rank) const;
-  std::vector<Index> local_strides(int rank) const;  // C order of local_extents
+  // Extents of the memory of `rank`: local_extents, or the padded extents
+  // recorded by with_storage() for that rank.
+  std::vector<Index> storage_extents(int rank) const;
+  std::vector<Index> local_strides(int rank) const;  // C order of storage_extents
+
+  // The same layout with the memory of `rank` padded to `extents` (each at
+  // least local_extents(rank)[d]; C order, so padding dimension d > 0 widens
+  // the stride of dimension d - 1).  Padding is local: it takes no part in
+  // describe_distribution() or fingerprint(), so ranks with different
+  // padding still agree, but a padded and an unpadded layout are different
+  // layouts (operator==), as their local strides differ.
+  ArrayLayout with_storage(int rank, std::vector<Index> extents) const;
+  bool has_padding() const { return storage_rank_ >= 0; }
 
   // Grid axes that no range uses and the group leaves free: the array is
   // replicated over them.
@@ -70,13 +85,16 @@ class ArrayLayout {
   // Exactly the same layout: group, ranges (same distribution) and section.
   bool operator==(const ArrayLayout& o) const;
   bool operator!=(const ArrayLayout& o) const { return !(*this == o); }
-  std::string describe() const;
-  std::uint64_t fingerprint() const;  // of describe(): for cross-rank agreement
+  std::string describe() const;               // describe_distribution() and the padding
+  std::string describe_distribution() const;  // identical on every rank
+  std::uint64_t fingerprint() const;  // of describe_distribution(): for cross-rank agreement
 
  private:
   Group group_;
   std::vector<RangePtr> ranges_;
   std::vector<Triplet> section_;
+  int storage_rank_ = -1;       // the rank whose memory is padded, -1: none
+  std::vector<Index> storage_;  // its padded extents
 };
 
 // FNV-1a, the hash behind fingerprints.

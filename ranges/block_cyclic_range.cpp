@@ -10,18 +10,31 @@ namespace adlib {
 
 using namespace detail::index_math;
 
-BlockCyclicRange::BlockCyclicRange(Index extent, const Dimension& dimension, Index block)
-    : Range(extent, dimension), block_(block) {
+BlockCyclicRange::BlockCyclicRange(Index extent, const Dimension& dimension, Index block,
+                                   int source)
+    : Range(extent, dimension), block_(block), source_(source) {
   if (block < 1)
     throw Error("block size " + std::to_string(block) + " must be at least 1", -1,
                 "BlockCyclicRange");
+  if (source < 0 || source >= process_count())
+    throw Error("source coordinate " + std::to_string(source) + " is outside 0.." +
+                    std::to_string(process_count() - 1),
+                -1, "BlockCyclicRange");
+}
+
+int BlockCyclicRange::shifted(int coord) const {
+  return static_cast<int>(floor_mod(coord - source_, process_count()));
+}
+
+int BlockCyclicRange::unshifted(Index shifted_coord) const {
+  return static_cast<int>((shifted_coord + source_) % process_count());
 }
 
 Index BlockCyclicRange::local_count(int coord) const {
   check_coord(coord, "local_count");
   const Index cycle = block_ * process_count();
   const Index full = extent() / cycle, rest = extent() % cycle;
-  return full * block_ + std::clamp<Index>(rest - coord * block_, 0, block_);
+  return full * block_ + std::clamp<Index>(rest - shifted(coord) * block_, 0, block_);
 }
 
 Index BlockCyclicRange::local_position(Index global) const {
@@ -31,12 +44,12 @@ Index BlockCyclicRange::local_position(Index global) const {
 
 Owner BlockCyclicRange::owner(Index global) const {
   check_global(global, "owner");
-  return Owner{static_cast<int>((global / block_) % process_count()), local_position(global)};
+  return Owner{unshifted((global / block_) % process_count()), local_position(global)};
 }
 
 Index BlockCyclicRange::global_index(int coord, Index local) const {
   check_coord(coord, "global_index");
-  const Index g = ((local / block_) * process_count() + coord) * block_ + local % block_;
+  const Index g = ((local / block_) * process_count() + shifted(coord)) * block_ + local % block_;
   if (local < 0 || g >= extent())
     throw Error("local position " + std::to_string(local) + " is not an owned element of " +
                     describe() + " at coordinate " + std::to_string(coord),
@@ -73,10 +86,11 @@ void BlockCyclicRange::owned_blocks(int coord, const Triplet& section, Index fir
     out.push_back(Block{last - first + 1, g, section.stride, g, section.stride});
     return;
   }
+  // The private walkers deal tiles from coordinate 0: give them the shifted one.
   if (per_phase(section))
-    phase_blocks(coord, section, first, last, out);
+    phase_blocks(shifted(coord), section, first, last, out);
   else
-    tile_blocks(coord, section, first, last, out);
+    tile_blocks(shifted(coord), section, first, last, out);
 }
 
 void BlockCyclicRange::phase_blocks(int coord, const Triplet& section, Index first, Index last,
@@ -137,7 +151,7 @@ void BlockCyclicRange::owners(const Triplet& indices, std::vector<int>& coords) 
   const auto before = coords.size();
   if (n < process_count()) {
     for (Index k = 0; k < n; ++k)
-      coords.push_back(static_cast<int>((indices.at(k) / block_) % process_count()));
+      coords.push_back(unshifted((indices.at(k) / block_) % process_count()));
     std::sort(coords.begin() + before, coords.end());
     coords.erase(std::unique(coords.begin() + before, coords.end()), coords.end());
   } else {
@@ -146,11 +160,13 @@ void BlockCyclicRange::owners(const Triplet& indices, std::vector<int>& coords) 
 }
 
 std::string BlockCyclicRange::describe() const {
-  return "block-cyclic(b=" + std::to_string(block_) + ", " + describe_common() + ")";
+  return "block-cyclic(b=" + std::to_string(block_) + ", " + describe_common() +
+         (source_ ? ", source " + std::to_string(source_) : "") + ")";
 }
 
 std::string CyclicRange::describe() const {
-  return "cyclic(" + describe_common() + ")";
+  return "cyclic(" + describe_common() + (source() ? ", source " + std::to_string(source()) : "") +
+         ")";
 }
 
 }  // namespace adlib

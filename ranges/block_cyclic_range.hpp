@@ -6,6 +6,12 @@
 //
 //   auto rows = std::make_shared<adlib::BlockCyclicRange>(4096, grid.dim(0), 64);
 //
+// The first tile may live on another coordinate than 0 (ScaLAPACK's RSRC /
+// CSRC): with source s, tile t is on coordinate (t + s) mod P, and every
+// inquiry below honours it.
+//
+//   auto cols = std::make_shared<adlib::BlockCyclicRange>(4096, grid.dim(1), 64, /*source=*/1);
+//
 // A process's share of a section is decomposed canonically either per tile
 // (one Block per tile it touches) or per phase (one strided Block per residue
 // class of the section's positions, e.g. the single run of a cyclic range);
@@ -18,8 +24,10 @@ namespace adlib {
 
 class BlockCyclicRange : public Range {
  public:
-  BlockCyclicRange(Index extent, const Dimension& dimension, Index block);
+  // `source`: the coordinate holding the first tile, 0 <= source < P.
+  BlockCyclicRange(Index extent, const Dimension& dimension, Index block, int source = 0);
   Index block_size() const { return block_; }
+  int source() const { return source_; }
 
   Index local_count(int coord) const override;
   // Keep the whole-section overload visible next to the override.
@@ -32,6 +40,10 @@ class BlockCyclicRange : public Range {
   std::string describe() const override;
 
  private:
+  // Tiles are dealt as if from coordinate 0 to the shifted coordinate
+  // (coord - source) mod P; these convert between the two.
+  int shifted(int coord) const;
+  int unshifted(Index shifted_coord) const;
   Index local_position(Index global) const;
   bool per_phase(const Triplet& section) const;
   void phase_blocks(int coord, const Triplet& section, Index first, Index last,
@@ -39,11 +51,13 @@ class BlockCyclicRange : public Range {
   void tile_blocks(int coord, const Triplet& section, Index first, Index last,
                    std::vector<Block>& out) const;
   Index block_;
+  int source_;
 };
 
 class CyclicRange : public BlockCyclicRange {
  public:
-  CyclicRange(Index extent, const Dimension& dimension) : BlockCyclicRange(extent, dimension, 1) {}
+  CyclicRange(Index extent, const Dimension& dimension, int source = 0)
+      : BlockCyclicRange(extent, dimension, 1, source) {}
   std::string describe() const override;
 };
 

@@ -12,11 +12,25 @@
 //   auto s = a.section({adlib::Triplet{0, 99, 2}, adlib::Triplet{59, 0, -1}});  // shares memory
 //
 // Processes outside the array's group hold an empty View.
+//
+// An array can also be laid over memory that something else owns (PETSc, a
+// Fortran code, another library): DistArray::wrap takes this rank's local
+// block as a Kokkos View or a pointer, checks it against the layout, and
+// copies nothing.  The local block may be padded (a leading dimension larger
+// than the local extent, as ScaLAPACK's LLD); schedules planned from the
+// array use its actual strides.
+//
+//   std::vector<double> mine(rows * lld);          // rows x cols, row pitch lld
+//   auto a = adlib::DistArray<double, 2>::wrap(layout, mine.data(), {lld, 1});
 #pragma once
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <array>
+#include <memory>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -61,7 +75,56 @@ class DistArray {
       throw Error("allocate the whole array, then take a section of it", -1, "DistArray");
     rank_ = layout_.group().grid().comm().rank();
     allocation_ = std::make_shared<const int>(0);
-    view_ = allocate(label, layout_.local_extents(rank_), std::make_index_sequence<Rank>{});
+    view_ = allocate(label, layout_.storage_extents(rank_), std::make_index_sequence<Rank>{});
+  }
+
+  // An array over this rank's local block at `data`, element (i_0, ..., i_r)
+  // at data[i_0 * strides[0] + ... + i_r * strides[r]], no copy: the caller
+  // keeps the memory alive for as long as the array and its schedules use
+  // it.  Local blocks are in C order, padding allowed: strides[Rank-1] is 1
+  // and each strides[d] is a multiple of strides[d+1], at least strides[d+1]
+  // times the local extent of dimension d+1 (a Fortran-order block is
+  // wrapped with its dimensions reversed).  The memory holds
+  // local_extents[0] * strides[0] elements.  Ranks outside the layout's
+  // group pass anything (nullptr).  Collective over the grid's communicator
+  // (one MPI_Allreduce): a wrong block on one rank is an adlib::Error naming
+  // the dimension, the expected and the given sizes on every rank.
+  static DistArray wrap(const ArrayLayout& layout, T* data,
+                        const std::array<Index, Rank>& strides) {
+    return DistArray(layout, data, std::nullopt, strides, nullptr);
+  }
+  // The same for a packed C-order block (strides from the local extents).
+  static DistArray wrap(const ArrayLayout& layout, T* data) {
+    std::array<Index, Rank> strides{};
+    if (layout.rank() == Rank) {
+      const auto e = layout.local_extents(layout.group().grid().comm().rank());
+      Index s = 1;
+      for (int d = Rank - 1; d >= 0; --d) {
+        strides[d] = s;
+        s *= std::max<Index>(e[d], 1);
+      }
+    }
+    return DistArray(layout, data, std::nullopt, strides, nullptr);
+  }
+  // Over a Kokkos View of this rank's local block (LayoutRight, or
+  // LayoutStride with C-order strides as above), in this array's memory
+  // space.  Each extent must be at least the layout's local extent; larger
+  // inner extents are padding.  The array holds a copy of the View handle,
+  // so a managed View stays alive as long as the array.
+  template <class View>
+  static DistArray wrap(const ArrayLayout& layout, const View& view) {
+    static_assert(Kokkos::is_view<View>::value, "wrap takes a Kokkos::View or a pointer");
+    static_assert(static_cast<int>(View::rank) == Rank, "the View's rank is not the array's");
+    static_assert(std::is_same<typename View::value_type, T>::value,
+                  "the View's element type must be the array's (not const)");
+    static_assert(std::is_same<typename View::memory_space, MemorySpace>::value,
+                  "the View must live in the array's memory space");
+    std::array<Index, Rank> extents{}, strides{};
+    for (int d = 0; d < Rank; ++d) {
+      extents[d] = static_cast<Index>(view.extent(d));
+      strides[d] = static_cast<Index>(view.stride(d));
+    }
+    return DistArray(layout, view.data(), extents, strides, std::make_shared<const View>(view));
   }
 
   const ArrayLayout& layout() const { return layout_; }
@@ -139,6 +202,9 @@ class DistArray {
     Kokkos::deep_copy(view_, host);
   }
 
+  // Is this array laid over memory given to wrap()?
+  bool is_wrapped() const { return wrapped_; }
+
   // Same layout, another View (used for host mirrors).
   template <class OtherSpace, class OtherView>
   DistArray(const DistArray<T, Rank, OtherSpace>& like, const OtherView& view)
@@ -148,6 +214,66 @@ class DistArray {
         allocation_(std::make_shared<const int>(0)) {}
 
  private:
+  // wrap(): checks the local block, agrees on the verdict, adopts the memory.
+  DistArray(const ArrayLayout& layout, T* data, const std::optional<std::array<Index, Rank>>& given,
+            const std::array<Index, Rank>& strides, std::shared_ptr<const void> keep)
+      : layout_(layout), wrapped_(true) {
+    const Comm& comm = layout.group().grid().comm();
+    rank_ = comm.rank();
+    std::vector<Index> storage;
+    std::string error = wrap_error(layout, rank_, data, given, strides, storage);
+    agree_on_errors(comm, error, layout.fingerprint(), "DistArray::wrap");
+    layout_ = layout_.with_storage(rank_, storage);
+    allocation_ = keep ? std::move(keep) : std::make_shared<const int>(0);
+    if (layout_.holds_data(rank_)) view_ = adopt(data, storage, std::make_index_sequence<Rank>{});
+  }
+
+  // Empty when `data` with these extents and strides can hold this rank's
+  // block of `layout`; then `storage` is the padded C-order extents.
+  static std::string wrap_error(const ArrayLayout& layout, int rank, const T* data,
+                                const std::optional<std::array<Index, Rank>>& given,
+                                const std::array<Index, Rank>& strides,
+                                std::vector<Index>& storage) {
+    if (layout.rank() != Rank)
+      return "layout of rank " + std::to_string(layout.rank()) + " for a DistArray of rank " +
+             std::to_string(Rank);
+    if (layout.is_section()) return "wrap the whole array, then take a section of it";
+    const std::vector<Index> need = layout.local_extents(rank);
+    storage = need;
+    if (!layout.holds_data(rank)) return {};
+    const std::string on = "rank " + std::to_string(rank) + ", dimension ";
+    if (given)
+      for (int d = 0; d < Rank; ++d)
+        if ((*given)[d] < need[d])
+          return on + std::to_string(d) + ": the layout needs a local extent of " +
+                 std::to_string(need[d]) + ", the memory given has " + std::to_string((*given)[d]);
+    Index elements = 1;
+    for (int d = 0; d < Rank; ++d) elements *= need[d];
+    if (elements == 0) return {};  // an empty local block: no memory needed
+    if (!data)
+      return "rank " + std::to_string(rank) + ": null pointer for a local block of " +
+             std::to_string(elements) + " elements";
+    if (strides[Rank - 1] != 1)
+      return on + std::to_string(Rank - 1) + ": expected stride 1 (local blocks are in C order; " +
+             "wrap a Fortran-order block with its dimensions reversed), given " +
+             std::to_string(strides[Rank - 1]);
+    for (int d = Rank - 2; d >= 0; --d) {
+      const Index inner = strides[d + 1], least = inner * need[d + 1];
+      if (strides[d] < least || strides[d] % inner != 0)
+        return on + std::to_string(d) + ": expected a stride that is a multiple of " +
+               std::to_string(inner) + " and at least " + std::to_string(least) +
+               " (C order, local extent " + std::to_string(need[d + 1]) + " in dimension " +
+               std::to_string(d + 1) + "), given " + std::to_string(strides[d]);
+      storage[d + 1] = strides[d] / inner;
+    }
+    return {};
+  }
+
+  template <size_t... I>
+  static view_type adopt(T* data, const std::vector<Index>& e, std::index_sequence<I...>) {
+    return view_type(data, static_cast<size_t>(e[I])...);
+  }
+
   std::pair<size_t, size_t> owned_interval(int d) const {
     if (!holds_data()) return {0, 0};
     const Range& r = layout_.range(d);
@@ -167,7 +293,10 @@ class DistArray {
   ArrayLayout layout_;
   int rank_ = 0;
   view_type view_;
-  std::shared_ptr<const int> allocation_;  // identity of the memory, shared by sections
+  // Identity of the memory, shared by sections (and, for a wrapped View, the
+  // View handle that keeps it alive).
+  std::shared_ptr<const void> allocation_;
+  bool wrapped_ = false;
 };
 
 }  // namespace adlib

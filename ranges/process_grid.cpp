@@ -3,6 +3,9 @@
 
 #include <mpi.h>
 
+#include <algorithm>
+#include <cstdint>
+
 #include <adlib/runtime/error.hpp>
 
 namespace adlib {
@@ -29,6 +32,38 @@ std::shared_ptr<ProcessGrid::State> make_state(std::vector<int> shape, std::opti
   return state;
 }
 
+// Checks and records a rank list (BLACS_GRIDMAP) on a fresh state.
+void set_ranks(ProcessGrid::State& state, std::vector<int> ranks) {
+  const int rank = state.comm ? state.comm->rank() : -1;
+  if (static_cast<long long>(ranks.size()) != state.size)
+    throw Error("a grid of " + std::to_string(state.size) + " processes needs " +
+                    std::to_string(state.size) + " ranks, not " + std::to_string(ranks.size()),
+                rank, "ProcessGrid");
+  int highest = -1;
+  for (int r : ranks) {
+    if (r < 0 || (state.comm && r >= state.comm->size()))
+      throw Error("rank " + std::to_string(r) + " is not a rank of the communicator" +
+                      (state.comm ? " (size " + std::to_string(state.comm->size()) + ")" : ""),
+                  rank, "ProcessGrid");
+    highest = std::max(highest, r);
+  }
+  state.position.assign(static_cast<size_t>(highest) + 1, -1);
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (state.position[ranks[i]] >= 0)
+      throw Error("rank " + std::to_string(ranks[i]) + " appears twice in the grid's rank list",
+                  rank, "ProcessGrid");
+    state.position[ranks[i]] = static_cast<int>(i);
+  }
+  // The identity list is the plain grid: one description, equal grids.
+  bool identity = true;
+  for (size_t i = 0; i < ranks.size() && identity; ++i) identity = ranks[i] == static_cast<int>(i);
+  if (identity) {
+    state.position.clear();
+    return;
+  }
+  state.ranks = std::move(ranks);
+}
+
 }  // namespace
 
 ProcessGrid::ProcessGrid(const Comm& comm, std::vector<int> shape)
@@ -39,7 +74,25 @@ ProcessGrid::ProcessGrid(const Comm& comm, std::vector<int> shape)
                 comm.rank(), "ProcessGrid");
 }
 
+ProcessGrid::ProcessGrid(MPI_Comm comm, std::vector<int> shape)
+    : ProcessGrid(Comm(comm), std::move(shape)) {}
+
+ProcessGrid::ProcessGrid(const Comm& comm, std::vector<int> shape, std::vector<int> ranks) {
+  auto state = make_state(std::move(shape), comm);
+  set_ranks(*state, std::move(ranks));
+  state_ = std::move(state);
+}
+
+ProcessGrid::ProcessGrid(MPI_Comm comm, std::vector<int> shape, std::vector<int> ranks)
+    : ProcessGrid(Comm(comm), std::move(shape), std::move(ranks)) {}
+
 ProcessGrid::ProcessGrid(std::vector<int> shape) : state_(make_state(std::move(shape), {})) {}
+
+ProcessGrid ProcessGrid::planning(std::vector<int> shape, std::vector<int> ranks) {
+  auto state = make_state(std::move(shape), {});
+  set_ranks(*state, std::move(ranks));
+  return ProcessGrid(std::shared_ptr<const State>(std::move(state)));
+}
 
 ProcessGrid ProcessGrid::balanced(const Comm& comm, int dimensions) {
   std::vector<int> shape(dimensions, 0);
@@ -47,24 +100,48 @@ ProcessGrid ProcessGrid::balanced(const Comm& comm, int dimensions) {
   return ProcessGrid(comm, shape);
 }
 
+ProcessGrid ProcessGrid::balanced(MPI_Comm comm, int dimensions) {
+  return balanced(Comm(comm), dimensions);
+}
+
 Dimension ProcessGrid::dim(int axis) const {
   return Dimension(*this, axis);
 }
 
+namespace {
+
+[[noreturn]] void not_in_grid(int rank, const ProcessGrid& grid) {
+  throw Error("rank " + std::to_string(rank) + " is not a process of " + grid.describe(), -1,
+              "ProcessGrid");
+}
+
+}  // namespace
+
 std::vector<int> ProcessGrid::coordinates(int rank) const {
+  const int p = position(rank);
+  if (p < 0) not_in_grid(rank, *this);
   std::vector<int> c(state_->shape.size());
-  for (size_t a = 0; a < c.size(); ++a) c[a] = (rank / state_->suffix[a]) % state_->shape[a];
+  for (size_t a = 0; a < c.size(); ++a) c[a] = (p / state_->suffix[a]) % state_->shape[a];
   return c;
 }
 
 int ProcessGrid::coordinate(int rank, int axis) const {
-  return (rank / state_->suffix[axis]) % state_->shape[axis];
+  const int p = position(rank);
+  if (p < 0) not_in_grid(rank, *this);
+  return (p / state_->suffix[axis]) % state_->shape[axis];
 }
 
 int ProcessGrid::rank_of(const std::vector<int>& coordinates) const {
-  int rank = 0;
-  for (size_t a = 0; a < coordinates.size(); ++a) rank += coordinates[a] * state_->suffix[a];
-  return rank;
+  int p = 0;
+  for (size_t a = 0; a < coordinates.size(); ++a) p += coordinates[a] * state_->suffix[a];
+  return state_->ranks.empty() ? p : state_->ranks[p];
+}
+
+std::vector<int> ProcessGrid::ranks() const {
+  if (!state_->ranks.empty()) return state_->ranks;
+  std::vector<int> r(static_cast<size_t>(state_->size));
+  for (int i = 0; i < state_->size; ++i) r[i] = i;
+  return r;
 }
 
 const Comm& ProcessGrid::comm() const {
@@ -77,6 +154,23 @@ std::string ProcessGrid::describe() const {
   std::string s = "grid(";
   for (size_t a = 0; a < state_->shape.size(); ++a)
     s += (a ? "x" : "") + std::to_string(state_->shape[a]);
+  if (!state_->ranks.empty()) {
+    // Every rank of a short list; a long one by its ends and a fingerprint
+    // (describe() feeds the cross-rank agreement, so all of it must count).
+    constexpr size_t kListed = 16;
+    const auto& r = state_->ranks;
+    s += " on ranks ";
+    for (size_t i = 0; i < r.size() && (i < kListed || r.size() <= kListed); ++i)
+      s += (i ? "," : "") + std::to_string(r[i]);
+    if (r.size() > kListed) {
+      std::uint64_t h = 1469598103934665603ull;
+      for (int x : r) {
+        h ^= static_cast<std::uint64_t>(static_cast<unsigned>(x));
+        h *= 1099511628211ull;
+      }
+      s += ",... (" + std::to_string(r.size()) + " ranks, list hash " + std::to_string(h) + ")";
+    }
+  }
   return s + ")";
 }
 

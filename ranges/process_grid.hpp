@@ -2,12 +2,19 @@
 // ProcessGrid, Dimension and Group: where an array lives (Adlib's Procs).
 //
 //   adlib::ProcessGrid grid(comm, {2, 2});          // 2 x 2, ranks in C order
+//   adlib::ProcessGrid world(MPI_COMM_WORLD, {2, 2});        // the same from an MPI_Comm
+//   adlib::ProcessGrid right(comm, {1, 2}, {5, 7}); // over ranks 5 and 7 only
 //   adlib::Dimension rows = grid.dim(0);            // one axis, for a Range
 //   adlib::Group row0 = adlib::Group(grid).restrict(0, 0);   // first grid row
 //
 // A grid of shape (p_0, ..., p_{n-1}) maps coordinates to ranks of its
 // communicator in C order (as in the DAP); ranks beyond the product are
-// outside the grid and hold nothing.  A grid made without a communicator
+// outside the grid and hold nothing.  A grid over a rank list (BLACS_GRIDMAP)
+// puts the i-th grid position in C order on ranks[i] instead: several grids
+// can sit side by side on one communicator, each over its own ranks, and
+// arrays on them can be remapped into one another.  Every rank of the
+// communicator builds every grid (with the same arguments); is_member() tells
+// a rank whether it belongs to one.  A grid made without a communicator
 // describes the same mapping for planning in one process (simulated process
 // counts).  A Group is a grid with some dimensions fixed to one coordinate;
 // an array over a group is replicated over every free dimension that none of
@@ -29,10 +36,20 @@ class ProcessGrid {
  public:
   // Over a communicator; the product of `shape` may be smaller than its size.
   ProcessGrid(const Comm& comm, std::vector<int> shape);
+  // The same over the library's duplicate of `comm` (adlib::Comm(comm)).
+  ProcessGrid(MPI_Comm comm, std::vector<int> shape);
+  // Over the listed ranks of `comm` (BLACS_GRIDMAP): grid position i, in C
+  // order of the coordinates, is rank ranks[i].  The list must hold exactly
+  // the product of `shape` distinct ranks of `comm`, in any order.
+  ProcessGrid(const Comm& comm, std::vector<int> shape, std::vector<int> ranks);
+  ProcessGrid(MPI_Comm comm, std::vector<int> shape, std::vector<int> ranks);
   // Without MPI: only for planning (simulated ranks 0 .. product-1).
   explicit ProcessGrid(std::vector<int> shape);
+  // Without MPI, over a rank list: only for planning.
+  static ProcessGrid planning(std::vector<int> shape, std::vector<int> ranks);
   // All ranks of `comm` in `dimensions` axes, shape chosen by MPI_Dims_create.
   static ProcessGrid balanced(const Comm& comm, int dimensions);
+  static ProcessGrid balanced(MPI_Comm comm, int dimensions);
 
   int dimensions() const { return static_cast<int>(state_->shape.size()); }
   int extent(int axis) const { return state_->shape.at(axis); }
@@ -40,18 +57,25 @@ class ProcessGrid {
   int size() const { return state_->size; }  // number of grid processes
   Dimension dim(int axis) const;
 
-  bool contains(int rank) const { return rank >= 0 && rank < state_->size; }
+  // Ranks are ranks of the communicator (for a grid over a rank list too).
+  bool contains(int rank) const { return position(rank) >= 0; }
+  // Does the calling process belong to this grid?  (Needs a communicator.)
+  bool is_member() const { return contains(comm().rank()); }
   // Coordinates of `rank` (which must be inside the grid).
   std::vector<int> coordinates(int rank) const;
   int coordinate(int rank, int axis) const;
   int rank_of(const std::vector<int>& coordinates) const;
+  // The rank at each grid position in C order: 0 .. size()-1 unless the
+  // grid was made over a rank list.
+  std::vector<int> ranks() const;
 
   bool has_comm() const { return state_->comm.has_value(); }
   const Comm& comm() const;  // throws if made without one
 
   bool operator==(const ProcessGrid& o) const {
     return state_ == o.state_ ||
-           (state_->shape == o.state_->shape && state_->comm == o.state_->comm);
+           (state_->shape == o.state_->shape && state_->ranks == o.state_->ranks &&
+            state_->comm == o.state_->comm);
   }
   bool operator!=(const ProcessGrid& o) const { return !(*this == o); }
   std::string describe() const;
@@ -61,11 +85,19 @@ class ProcessGrid {
     std::vector<int> suffix;  // rank strides of each axis
     int size = 1;
     std::optional<Comm> comm;
+    std::vector<int> ranks;     // grid position -> rank; empty: the identity
+    std::vector<int> position;  // rank -> grid position or -1 (rank-list grids)
   };
   const std::shared_ptr<const State>& state() const { return state_; }
 
  private:
   explicit ProcessGrid(std::shared_ptr<const State> s) : state_(std::move(s)) {}
+  // Grid position (C order) of `rank`, or -1 outside the grid.
+  int position(int rank) const {
+    if (state_->ranks.empty()) return rank >= 0 && rank < state_->size ? rank : -1;
+    return rank >= 0 && rank < static_cast<int>(state_->position.size()) ? state_->position[rank]
+                                                                         : -1;
+  }
   friend class Dimension;
   std::shared_ptr<const State> state_;
 };

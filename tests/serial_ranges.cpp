@@ -38,37 +38,42 @@ std::vector<RangeSpec> range_configs() {
         // Tiles of 8 or more are planned per tile for unit strides, shorter per phase.
         if (kind == Kind::block_cyclic) blocks = {2, 3, 5, 8, 16};
         if (kind == Kind::collapsed && P > 1) continue;  // P does not matter
-        for (Index b : blocks)
-          for (int ghost = 0; ghost < 2; ++ghost) {
-            if (kind == Kind::cyclic || kind == Kind::block_cyclic) {
-              if (ghost) continue;  // these ranges carry no ghosts
-            }
-            RangeSpec r;
-            r.kind = kind;
-            r.extent = n;
-            r.processes = P;
-            r.axis = 0;
-            r.block = b;
-            if (kind == Kind::irregular) {
-              // Zeros at the ends and in the middle, the rest uneven.
-              r.sizes.assign(P, 0);
-              Index left = n;
-              for (int c = 0; c < P && left > 0; ++c) {
-                if (c % 3 == 0 && c + 1 < P) continue;
-                const Index s = c + 1 == P ? left : std::min<Index>(left, (c % 4) + 1);
-                r.sizes[c] = s;
-                left -= s;
+        // Cyclic kinds: the first tile on coordinate 0, 1 and P-1 (ScaLAPACK's RSRC).
+        const bool cyclic_kind = kind == Kind::cyclic || kind == Kind::block_cyclic;
+        std::vector<int> sources{0};
+        if (cyclic_kind && P > 1) sources.push_back(P - 1);
+        if (cyclic_kind && P > 2) sources.push_back(1);
+        for (int source : sources)
+          for (Index b : blocks)
+            for (int ghost = 0; ghost < 2; ++ghost) {
+              if (cyclic_kind && ghost) continue;  // these ranges carry no ghosts
+              RangeSpec r;
+              r.kind = kind;
+              r.extent = n;
+              r.processes = P;
+              r.axis = 0;
+              r.block = b;
+              r.source = source;
+              if (kind == Kind::irregular) {
+                // Zeros at the ends and in the middle, the rest uneven.
+                r.sizes.assign(P, 0);
+                Index left = n;
+                for (int c = 0; c < P && left > 0; ++c) {
+                  if (c % 3 == 0 && c + 1 < P) continue;
+                  const Index s = c + 1 == P ? left : std::min<Index>(left, (c % 4) + 1);
+                  r.sizes[c] = s;
+                  left -= s;
+                }
+                r.sizes[P - 1] += left;
               }
-              r.sizes[P - 1] += left;
+              if (ghost || kind == Kind::ghost_block) {
+                r.ghost_low = std::min<Index>(n, ghost ? 2 : 1);
+                r.ghost_high = std::min<Index>(n, 1);
+                r.periodic = ghost;
+              }
+              r.finish();
+              out.push_back(r);
             }
-            if (ghost || kind == Kind::ghost_block) {
-              r.ghost_low = std::min<Index>(n, ghost ? 2 : 1);
-              r.ghost_high = std::min<Index>(n, 1);
-              r.periodic = ghost;
-            }
-            r.finish();
-            out.push_back(r);
-          }
       }
   return out;
 }
@@ -346,6 +351,9 @@ TEST(SerialRanges, ConstructorsRejectBadArguments) {
                adlib::Error);
   EXPECT_THROW(adlib::BlockCyclicRange(10, grid.dim(0), 0), adlib::Error);
   EXPECT_THROW(adlib::BlockCyclicRange(10, grid.dim(0), -2), adlib::Error);
+  EXPECT_THROW(adlib::BlockCyclicRange(10, grid.dim(0), 2, -1), adlib::Error);
+  EXPECT_THROW(adlib::BlockCyclicRange(10, grid.dim(0), 2, grid.dim(0).size()), adlib::Error);
+  EXPECT_THROW(adlib::CyclicRange(10, grid.dim(0), grid.dim(0).size()), adlib::Error);
   EXPECT_THROW(grid.dim(1), adlib::Error);
   EXPECT_THROW(grid.dim(-1), adlib::Error);
 }
@@ -371,6 +379,9 @@ TEST(SerialRanges, DescriptionsIdentifyDistributions) {
       std::make_shared<adlib::CyclicRange>(10, g3.dim(0)),
       std::make_shared<adlib::BlockCyclicRange>(10, g3.dim(0), 2),
       std::make_shared<adlib::BlockCyclicRange>(10, g3.dim(0), 3),
+      std::make_shared<adlib::BlockCyclicRange>(10, g3.dim(0), 3, 1),
+      std::make_shared<adlib::BlockCyclicRange>(10, g3.dim(0), 3, 2),
+      std::make_shared<adlib::CyclicRange>(10, g3.dim(0), 2),
       std::make_shared<adlib::CollapsedRange>(10),
       std::make_shared<adlib::CollapsedRange>(10, adlib::Ghosts{1, 1, true}),
   };
@@ -437,6 +448,54 @@ TEST(SerialIndexMath, PositionsInAndModularInverse) {
           for (Index k = first; k <= last; ++k) got.push_back(k);
           ASSERT_EQ(got, want) << t.to_string() << " in [" << begin << "," << end << ")";
         }
+}
+
+TEST(SerialGrid, RankListsMapPositionsToTheListedRanks) {
+  // BLACS_GRIDMAP: grid position i (C order) on ranks[i]; other ranks are outside.
+  const std::vector<int> ranks{9, 4, 7, 0, 12, 5};
+  const auto grid = adlib::ProcessGrid::planning({2, 3}, ranks);
+  EXPECT_EQ(grid.size(), 6);
+  EXPECT_EQ(grid.ranks(), ranks);
+  for (int i = 0; i < 6; ++i) {
+    const std::vector<int> c{i / 3, i % 3};
+    EXPECT_TRUE(grid.contains(ranks[i]));
+    EXPECT_EQ(grid.coordinates(ranks[i]), c) << "rank " << ranks[i];
+    EXPECT_EQ(grid.coordinate(ranks[i], 1), c[1]);
+    EXPECT_EQ(grid.rank_of(c), ranks[i]);
+  }
+  for (int r : {-1, 1, 2, 3, 6, 8, 10, 11, 13, 100}) {
+    EXPECT_FALSE(grid.contains(r)) << r;
+    EXPECT_THROW(grid.coordinates(r), adlib::Error) << r;
+  }
+  const adlib::Group row1 = adlib::Group(grid).restrict(0, 1);
+  for (int r = 0; r < 14; ++r) EXPECT_EQ(row1.contains(r), r == 0 || r == 12 || r == 5) << r;
+  // The order of the list matters; the identity list is the plain grid.
+  EXPECT_NE(grid, adlib::ProcessGrid::planning({2, 3}, {4, 9, 7, 0, 12, 5}));
+  EXPECT_NE(grid, adlib::ProcessGrid::planning({3, 2}, ranks));
+  EXPECT_EQ(adlib::ProcessGrid::planning({2, 2}, {0, 1, 2, 3}), adlib::ProcessGrid({2, 2}));
+  EXPECT_EQ(adlib::ProcessGrid::planning({2, 2}, {0, 1, 2, 3}).describe(), "grid(2x2)");
+  EXPECT_NE(grid.describe(), adlib::ProcessGrid::planning({2, 3}, {4, 9, 7, 0, 12, 5}).describe());
+  EXPECT_NE(grid.describe().find("on ranks 9,4,7,0,12,5"), std::string::npos) << grid.describe();
+  // Long lists are described by their ends and a hash of all of them.
+  std::vector<int> many(40), other(40);
+  for (int i = 0; i < 40; ++i) many[i] = other[i] = 100 - i;
+  std::swap(other[30], other[31]);
+  EXPECT_NE(adlib::ProcessGrid::planning({40}, many).describe(),
+            adlib::ProcessGrid::planning({40}, other).describe());
+  // Ranges and layouts on a rank-list grid use its coordinates.
+  auto rows = std::make_shared<adlib::BlockRange>(7, grid.dim(0));
+  adlib::ArrayLayout layout(grid, {rows});
+  EXPECT_TRUE(layout.holds_data(12));
+  EXPECT_FALSE(layout.holds_data(1));
+  EXPECT_EQ(layout.coordinate(12, 0), 1);
+  EXPECT_EQ(layout.local_extents(9), (std::vector<Index>{3}));
+  EXPECT_EQ(layout.local_extents(5), (std::vector<Index>{4}));
+  EXPECT_EQ(layout.local_extents(2), (std::vector<Index>{0}));
+  EXPECT_EQ(layout.ranks_holding({1}), (std::vector<int>{0, 12, 5}));
+  // Bad lists: wrong length, negative, repeated.
+  EXPECT_THROW(adlib::ProcessGrid::planning({2, 3}, {0, 1, 2}), adlib::Error);
+  EXPECT_THROW(adlib::ProcessGrid::planning({2}, {0, -1}), adlib::Error);
+  EXPECT_THROW(adlib::ProcessGrid::planning({2}, {3, 3}), adlib::Error);
 }
 
 TEST(SerialGrid, CoordinatesGroupsAndRestriction) {

@@ -86,6 +86,7 @@ struct RangeSpec {
   int processes = 1;         // coordinates along its grid axis (1 when collapsed)
   int axis = -1;             // grid axis; -1 when collapsed
   Index block = 1;           // tile size of block-cyclic (1 for cyclic)
+  int source = 0;            // cyclic kinds: the coordinate of the first tile
   std::vector<Index> sizes;  // irregular block sizes
   Index ghost_low = 0, ghost_high = 0;
   bool periodic = false;
@@ -114,6 +115,7 @@ struct RangeSpec {
     // Tiles 0 .. T-1 of `tile()` elements, the last one possibly short;
     // coordinate c holds tiles c, c + P, c + 2P, ...
     const Index b = tile(), tiles = (extent + b - 1) / b;
+    c = shifted(c);
     if (tiles <= c) return 0;
     const Index mine = (tiles - 1 - c) / processes + 1;
     Index n = mine * b;
@@ -121,6 +123,9 @@ struct RangeSpec {
     return n;
   }
   Index local_allocation(int c) const { return ghost_low + local_count(c) + ghost_high; }
+  // Cyclic kinds: tiles are dealt from `source`, so coordinate c holds the
+  // tiles coordinate (c - source) mod P would hold with the first tile on 0.
+  int shifted(int c) const { return ((c - source) % processes + processes) % processes; }
 
   // Global index stored at local position `local` of coordinate c, or -1
   // when that position is a ghost cell (or beyond the owned elements).
@@ -131,7 +136,7 @@ struct RangeSpec {
     }
     if (local < 0 || local >= local_count(c)) return -1;
     const Index b = tile();
-    return ((local / b) * processes + c) * b + local % b;
+    return ((local / b) * processes + shifted(c)) * b + local % b;
   }
 
   struct Where {
@@ -146,7 +151,7 @@ struct RangeSpec {
       return {c, ghost_low + g - starts[c]};
     }
     const Index b = tile(), t = g / b;
-    return {static_cast<int>(t % processes), (t / processes) * b + g % b};
+    return {static_cast<int>((t + source) % processes), (t / processes) * b + g % b};
   }
 
   adlib::RangePtr make(const adlib::ProcessGrid& grid) const {
@@ -160,9 +165,9 @@ struct RangeSpec {
       case Kind::irregular:
         return std::make_shared<adlib::IrregularBlockRange>(sizes, grid.dim(axis), ghosts);
       case Kind::cyclic:
-        return std::make_shared<adlib::CyclicRange>(extent, grid.dim(axis));
+        return std::make_shared<adlib::CyclicRange>(extent, grid.dim(axis), source);
       case Kind::block_cyclic:
-        return std::make_shared<adlib::BlockCyclicRange>(extent, grid.dim(axis), block);
+        return std::make_shared<adlib::BlockCyclicRange>(extent, grid.dim(axis), block, source);
       case Kind::collapsed:
         return std::make_shared<adlib::CollapsedRange>(extent, ghosts);
     }
@@ -173,6 +178,7 @@ struct RangeSpec {
     std::string s = std::string(kind_name(kind)) + "(N=" + std::to_string(extent);
     if (axis >= 0) s += ", axis " + std::to_string(axis) + " P=" + std::to_string(processes);
     if (kind == Kind::block_cyclic) s += ", b=" + std::to_string(block);
+    if (source) s += ", source " + std::to_string(source);
     if (kind == Kind::irregular) {
       s += ", sizes";
       for (Index z : sizes) s += " " + std::to_string(z);
@@ -276,6 +282,7 @@ struct GenOptions {
   int section_percent = 50;
   int restrict_percent = 30;
   int ghost_percent = 30;
+  int source_percent = 30;  // cyclic kinds with a random first-tile coordinate
 };
 
 // A random range of `kind` and extent n over `processes` coordinates.
@@ -289,6 +296,9 @@ inline RangeSpec random_range(Rng& rng, Kind kind, Index n, int axis, int proces
   // Tiles of 8 and more elements are planned per tile for unit strides,
   // shorter ones per phase: both must appear.
   if (kind == Kind::block_cyclic) r.block = rng.pick(std::vector<Index>{2, 3, 4, 5, 8, 13, 16});
+  // ScaLAPACK's RSRC / CSRC: the first tile on another coordinate than 0.
+  if ((kind == Kind::block_cyclic || kind == Kind::cyclic) && rng.chance(opt.source_percent))
+    r.source = static_cast<int>(rng.uniform(0, processes - 1));
   if (kind == Kind::irregular) {
     // P - 1 random cut points: zero sizes come naturally, and are forced at
     // the ends now and then (empty first / last blocks are edge cases).
