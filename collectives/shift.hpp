@@ -107,7 +107,7 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
   // start() returns once messages are posted and local copies done;
   // neither array may be touched before finish().
   void start(const array_type& dst, const array_type& src) {
-    check_arrays(dst, src);
+    this->agree_to_execute(array_error(dst, src), 1, operation_);
     this->schedule_->start(dst.local_view().data(), dst.local_view().span(),
                            src.local_view().data(), src.local_view().span());
     // Vacated elements are disjoint from every element a message or a local
@@ -123,8 +123,11 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
   const std::vector<StridedBlock>& vacated_blocks() const { return vacated_; }
 
  protected:
-  ShiftSchedule(const ArrayLayout& layout, const char* operation)
-      : layout_(layout), operation_(operation), me_(layout.group().grid().comm().rank()) {}
+  ShiftSchedule(const ArrayLayout& layout, const char* operation, const Configuration& config)
+      : RunsSchedule<MemorySpace>(config),
+        layout_(layout),
+        operation_(operation),
+        me_(layout.group().grid().comm().rank()) {}
 
   // Empty when dst and src may be shifted into one another, else the reason.
   static std::string pair_error(const array_type& dst, const array_type& src) {
@@ -137,8 +140,12 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
     return {};
   }
 
-  // Empty when the planned layout and dimension are valid, else the reason.
-  std::string dimension_error(int dim) const {
+  // Empty when the planned layout, dimension and mode are valid, else the
+  // reason.
+  std::string dimension_error(int dim, ShiftMode mode) const {
+    if (!is_valid_boundary(mode))
+      return "shift mode " + std::to_string(static_cast<int>(mode)) +
+             " is not one of adlib::ShiftMode's";
     if (layout_.rank() != Rank)
       return "layout of rank " + std::to_string(layout_.rank()) + " for a shift of rank " +
              std::to_string(Rank);
@@ -148,9 +155,12 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
     return {};
   }
 
-  // The fingerprint of every argument, for the agreement across ranks.
+  // The fingerprint of every argument, for the agreement across ranks: the
+  // layouts, the arguments, the element type and the configuration.
   std::uint64_t fingerprint(std::uint64_t dst_layout, const std::string& arguments) const {
-    return (dst_layout * 31 + layout_.fingerprint()) * 31 + fingerprint_of(arguments);
+    return detail::hash_mix(
+        (dst_layout * 31 + layout_.fingerprint()) * 31 + fingerprint_of(arguments),
+        element_and_configuration_fingerprint<T>(this->config_));
   }
 
   // Collective: agrees on `error` and the arguments' fingerprint (throws on
@@ -162,7 +172,8 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
   void build(std::string error, std::uint64_t arguments_fingerprint, Declare&& declare) {
     const Comm& comm = layout_.group().grid().comm();
     agree_on_errors(comm, error, arguments_fingerprint, operation_);
-    this->schedule_ = std::make_unique<BlockMessSchedule<MemorySpace>>(comm);
+    this->schedule_ =
+        std::make_unique<BlockMessSchedule<MemorySpace>>(comm, inner_configuration(this->config_));
     declare();
     this->schedule_->build();
     this->schedule_->template prepare<T>();
@@ -229,15 +240,15 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
     return false;
   }
 
-  void check_arrays(const array_type& dst, const array_type& src) const {
+  std::string array_error(const array_type& dst, const array_type& src) const {
     // Local checks: arrays of another layout on every rank give the same
-    // verdict everywhere without communication.
-    if (const std::string error = pair_error(dst, src); !error.empty())
-      throw Error(error, dst.process_rank(), operation_);
+    // verdict everywhere without communication; on some ranks only, checked
+    // mode makes every rank throw.
+    if (std::string error = pair_error(dst, src); !error.empty()) return error;
     if (dst.layout() != layout_)
-      throw Error("arrays have layout " + dst.layout().describe() + " but the schedule was " +
-                      "built for " + layout_.describe(),
-                  dst.process_rank(), operation_);
+      return "arrays have layout " + dst.layout().describe() + " but the schedule was " +
+             "built for " + layout_.describe();
+    return {};
   }
 
   void zero_vacated(T* data) const {
@@ -263,12 +274,16 @@ class Shift : public detail::ShiftSchedule<T, Rank, MemorySpace> {
  public:
   using typename Base::array_type;
 
-  Shift(const array_type& dst, const array_type& src, Index amount, int dim, ShiftMode mode)
+  // `config`: transfer choice, checked mode (see runtime/configuration.hpp);
+  // the same on every rank.
+  Shift(const array_type& dst, const array_type& src, Index amount, int dim, ShiftMode mode,
+        const Configuration& config = Configuration::environment())
       : Shift(src.layout(), amount, dim, mode, Base::pair_error(dst, src),
-              dst.layout().fingerprint()) {}
+              dst.layout().fingerprint(), config) {}
   // One schedule for every pair of arrays of `layout`.
-  Shift(const ArrayLayout& layout, Index amount, int dim, ShiftMode mode)
-      : Shift(layout, amount, dim, mode, std::string(), layout.fingerprint()) {}
+  Shift(const ArrayLayout& layout, Index amount, int dim, ShiftMode mode,
+        const Configuration& config = Configuration::environment())
+      : Shift(layout, amount, dim, mode, std::string(), layout.fingerprint(), config) {}
 
   Index amount() const { return amount_; }
   int dimension() const { return dim_; }
@@ -276,9 +291,9 @@ class Shift : public detail::ShiftSchedule<T, Rank, MemorySpace> {
 
  private:
   Shift(const ArrayLayout& layout, Index amount, int dim, ShiftMode mode, std::string error,
-        std::uint64_t dst_layout)
-      : Base(layout, "Shift"), amount_(amount), dim_(dim), mode_(mode) {
-    if (error.empty()) error = this->dimension_error(dim);
+        std::uint64_t dst_layout, const Configuration& config)
+      : Base(layout, "Shift", config), amount_(amount), dim_(dim), mode_(mode) {
+    if (error.empty()) error = this->dimension_error(dim, mode);
     const std::string arguments = "amount " + std::to_string(amount) + " dim " +
                                   std::to_string(dim) + " mode " + detail::mode_name(mode);
     this->build(error, this->fingerprint(dst_layout, arguments), [&] {
@@ -299,10 +314,12 @@ class CShift : public Shift<T, Rank, MemorySpace> {
  public:
   using typename Shift<T, Rank, MemorySpace>::array_type;
 
-  CShift(const array_type& dst, const array_type& src, Index amount, int dim)
-      : Shift<T, Rank, MemorySpace>(dst, src, amount, dim, ShiftMode::cyclic) {}
-  CShift(const ArrayLayout& layout, Index amount, int dim)
-      : Shift<T, Rank, MemorySpace>(layout, amount, dim, ShiftMode::cyclic) {}
+  CShift(const array_type& dst, const array_type& src, Index amount, int dim,
+         const Configuration& config = Configuration::environment())
+      : Shift<T, Rank, MemorySpace>(dst, src, amount, dim, ShiftMode::cyclic, config) {}
+  CShift(const ArrayLayout& layout, Index amount, int dim,
+         const Configuration& config = Configuration::environment())
+      : Shift<T, Rank, MemorySpace>(layout, amount, dim, ShiftMode::cyclic, config) {}
 };
 
 // A shift along `dim` by an amount that depends on the other dimensions:
@@ -322,17 +339,18 @@ class Skew : public detail::ShiftSchedule<T, Rank, MemorySpace> {
   using typename Base::array_type;
 
   Skew(const array_type& dst, const array_type& src, const std::vector<Index>& amounts, int dim,
-       ShiftMode mode)
+       ShiftMode mode, const Configuration& config = Configuration::environment())
       : Skew(src.layout(), amounts, dim, mode, Base::pair_error(dst, src),
-             dst.layout().fingerprint()) {}
-  Skew(const ArrayLayout& layout, const std::vector<Index>& amounts, int dim, ShiftMode mode)
-      : Skew(layout, amounts, dim, mode, std::string(), layout.fingerprint()) {}
+             dst.layout().fingerprint(), config) {}
+  Skew(const ArrayLayout& layout, const std::vector<Index>& amounts, int dim, ShiftMode mode,
+       const Configuration& config = Configuration::environment())
+      : Skew(layout, amounts, dim, mode, std::string(), layout.fingerprint(), config) {}
 
  private:
   Skew(const ArrayLayout& layout, const std::vector<Index>& amounts, int dim, ShiftMode mode,
-       std::string error, std::uint64_t dst_layout)
-      : Base(layout, "Skew") {
-    if (error.empty()) error = this->dimension_error(dim);
+       std::string error, std::uint64_t dst_layout, const Configuration& config)
+      : Base(layout, "Skew", config) {
+    if (error.empty()) error = this->dimension_error(dim, mode);
     std::vector<int> others;  // the dimensions other than dim, in order
     Index positions = 1;
     if (error.empty()) {

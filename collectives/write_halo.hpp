@@ -47,27 +47,36 @@ class WriteHalo : public RunsSchedule<MemorySpace> {
   using Boundaries = std::array<Boundary, Rank>;
 
   // Every ghost cell of the ranges, cyclic where they are periodic, corners.
-  explicit WriteHalo(const array_type& array)
-      : WriteHalo(array.layout(), full_halo(array.layout())) {}
+  // `config` (last argument of every constructor): transfer choice, checked
+  // mode (see runtime/configuration.hpp); the same on every rank.
+  explicit WriteHalo(const array_type& array,
+                     const Configuration& config = Configuration::environment())
+      : WriteHalo(array.layout(), full_halo(array.layout()), config) {}
 
   WriteHalo(const array_type& array, const Widths& low, const Widths& high,
-            const Boundaries& boundaries, bool corners = true)
-      : WriteHalo(
-            array.layout(),
-            HaloWidths{std::vector<Index>(low.begin(), low.end()),
-                       std::vector<Index>(high.begin(), high.end()),
-                       std::vector<Boundary>(boundaries.begin(), boundaries.end()), corners}) {}
+            const Boundaries& boundaries, bool corners = true,
+            const Configuration& config = Configuration::environment())
+      : WriteHalo(array.layout(),
+                  HaloWidths{std::vector<Index>(low.begin(), low.end()),
+                             std::vector<Index>(high.begin(), high.end()),
+                             std::vector<Boundary>(boundaries.begin(), boundaries.end()), corners},
+                  config) {}
 
-  WriteHalo(const ArrayLayout& layout, const HaloWidths& halo) : layout_(layout), halo_(halo) {
+  WriteHalo(const ArrayLayout& layout, const HaloWidths& halo,
+            const Configuration& config = Configuration::environment())
+      : RunsSchedule<MemorySpace>(config), layout_(layout), halo_(halo) {
     const Comm& comm = layout.group().grid().comm();
-    std::string error = layout.rank() == Rank
-                            ? check_halo(layout, halo)
-                            : "layout of rank " + std::to_string(layout.rank()) +
-                                  " for a WriteHalo of rank " + std::to_string(Rank);
-    agree_on_errors(comm, error, layout.fingerprint() * 31 + fingerprint_of(describe(halo)),
+    std::string error = boundary_error(halo);
+    if (error.empty())
+      error = layout.rank() == Rank ? check_halo(layout, halo)
+                                    : "layout of rank " + std::to_string(layout.rank()) +
+                                          " for a WriteHalo of rank " + std::to_string(Rank);
+    agree_on_errors(comm, error,
+                    detail::hash_mix(layout.fingerprint() * 31 + fingerprint_of(describe(halo)),
+                                     element_and_configuration_fingerprint<T>(config)),
                     "WriteHalo");
     this->schedule_ =
-        build_schedule<T, MemorySpace>(comm, plan_write_halo(layout, halo, comm.rank()));
+        build_schedule<T, MemorySpace>(comm, plan_write_halo(layout, halo, comm.rank()), config);
   }
 
   void execute(const array_type& array) {
@@ -79,14 +88,17 @@ class WriteHalo : public RunsSchedule<MemorySpace> {
   // owned cells within the halo widths of a process boundary (they are being
   // sent) must not be written; everything else may be read and written.
   void start(const array_type& array) {
-    check_layout(array);
+    this->agree_to_execute(layout_error(array), 1, "WriteHalo::execute");
     const auto& v = array.local_view();
     this->schedule_->start(v.data(), v.span(), v.data(), v.span());
   }
 
   // Several arrays of this layout in one exchange (the fields of one
   // solver): one message per peer carries all of them, so K fields cost the
-  // latency of one.  halo.execute({&u, &v, &w});
+  // latency of one.  halo.execute({&u, &v, &w}).  Every rank must pass the
+  // same number of arrays: in checked mode a difference is an adlib::Error on
+  // every rank; otherwise the ranks that exchange messages with a rank that
+  // passed another number throw (their messages have the wrong size).
   void execute(const std::vector<const array_type*>& arrays) {
     start(arrays);
     this->finish();
@@ -94,13 +106,14 @@ class WriteHalo : public RunsSchedule<MemorySpace> {
   void start(const std::vector<const array_type*>& arrays) {
     std::vector<T*> data;
     std::vector<const T*> read;
+    std::string error = arrays.empty() ? "no array to exchange" : "";
     for (const array_type* a : arrays) {
-      if (!a) throw Error("null array", -1, "WriteHalo::execute");
-      check_layout(*a);
+      if (error.empty()) error = a ? layout_error(*a) : "null array";
+      if (!error.empty()) break;
       data.push_back(a->local_view().data());
       read.push_back(a->local_view().data());
     }
-    if (data.empty()) throw Error("no array to exchange", -1, "WriteHalo::execute");
+    this->agree_to_execute(error, arrays.size(), "WriteHalo::execute");
     const std::size_t span = arrays.front()->local_view().span();
     this->schedule_->start_many(data, span, read, span);
   }
@@ -109,11 +122,18 @@ class WriteHalo : public RunsSchedule<MemorySpace> {
   const HaloWidths& halo() const { return halo_; }
 
  private:
-  void check_layout(const array_type& array) const {
-    if (array.layout() != layout_)
-      throw Error("array has layout " + array.layout().describe() +
-                      " but the schedule was built for " + layout_.describe(),
-                  array.process_rank(), "WriteHalo::execute");
+  std::string layout_error(const array_type& array) const {
+    if (array.layout() == layout_) return {};
+    return "array has layout " + array.layout().describe() + " but the schedule was built for " +
+           layout_.describe();
+  }
+
+  static std::string boundary_error(const HaloWidths& h) {
+    for (size_t d = 0; d < h.modes.size(); ++d)
+      if (!is_valid_boundary(h.modes[d]))
+        return "boundary of dimension " + std::to_string(d) + " is " +
+               std::to_string(static_cast<int>(h.modes[d])) + ", not one of adlib::Boundary's";
+    return {};
   }
 
   static std::string describe(const HaloWidths& h) {
