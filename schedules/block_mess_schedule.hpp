@@ -896,7 +896,12 @@ void BlockMessSchedule<MemorySpace>::finish_typed(BlockMessSchedule& self) {
     if (error.empty()) error = mpi_error_message(code, "MPI_Waitall");
   }
   self.space_.fence();
-  if (!error.empty()) throw Error(error, self.comm_.rank(), op);
+  if (!error.empty()) {
+    // MPI may have freed a request that failed (Open MPI does, persistent or
+    // not): the request sets are rebuilt at the next execution.
+    self.release_requests();
+    throw Error(error, self.comm_.rank(), op);
+  }
 }
 
 template <class MemorySpace>
