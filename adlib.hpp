@@ -6,6 +6,7 @@
 #include <adlib/version.hpp>
 
 #include <adlib/runtime/comm.hpp>
+#include <adlib/runtime/configuration.hpp>
 #include <adlib/runtime/environment.hpp>
 #include <adlib/runtime/error.hpp>
 #include <adlib/runtime/pack.hpp>

@@ -26,4 +26,16 @@ inline const char* boundary_name(Boundary b) {
   return "?";
 }
 
+// False for a value outside the enumeration (a static_cast of a wrong
+// number): the collectives reject it with an adlib::Error on every rank.
+inline bool is_valid_boundary(Boundary b) {
+  switch (b) {
+    case Boundary::edge:
+    case Boundary::cyclic:
+    case Boundary::skip:
+      return true;
+  }
+  return false;
+}
+
 }  // namespace adlib

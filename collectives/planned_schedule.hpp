@@ -3,10 +3,15 @@
 // does with the blocks its planner enumerated.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <string>
 
 #include <adlib/collectives/remap_plan.hpp>
 #include <adlib/runtime/comm.hpp>
+#include <adlib/runtime/configuration.hpp>
+#include <adlib/runtime/detail/hash.hpp>
+#include <adlib/runtime/error.hpp>
 #include <adlib/schedules/block_mess_schedule.hpp>
 
 namespace adlib {
@@ -19,11 +24,29 @@ void declare(BlockMessSchedule<MemorySpace>& schedule, const RemapPlan& plan) {
   for (const auto& b : plan.recvs) schedule.recv(b.peer, b.block);
 }
 
+// The configuration of the BlockMessSchedule under a collective: the
+// collective's, less the checked mode (the collective agrees on its arrays
+// itself, which covers what the schedule would check).
+inline Configuration inner_configuration(const Configuration& config) {
+  Configuration inner = config;
+  inner.checked = false;
+  return inner;
+}
+
+// What a collective's constructor agrees on besides its own arguments: the
+// element type (size, alignment, kind) and the configuration.
+template <class T>
+std::uint64_t element_and_configuration_fingerprint(const Configuration& config) {
+  return detail::hash_mix(detail::element_fingerprint<T>(), config.fingerprint());
+}
+
 // A built schedule for `plan` (collective), with its buffers allocated for T.
 template <class T, class MemorySpace>
-std::unique_ptr<BlockMessSchedule<MemorySpace>> build_schedule(const Comm& comm,
-                                                               const RemapPlan& plan) {
-  auto schedule = std::make_unique<BlockMessSchedule<MemorySpace>>(comm);
+std::unique_ptr<BlockMessSchedule<MemorySpace>> build_schedule(
+    const Comm& comm, const RemapPlan& plan,
+    const Configuration& config = Configuration::environment()) {
+  auto schedule =
+      std::make_unique<BlockMessSchedule<MemorySpace>>(comm, inner_configuration(config));
   declare(*schedule, plan);
   schedule->build();
   schedule->template prepare<T>();
@@ -36,6 +59,8 @@ std::unique_ptr<BlockMessSchedule<MemorySpace>> build_schedule(const Comm& comm,
 template <class MemorySpace>
 class RunsSchedule {
  public:
+  // The configuration the schedule was built with (agreed across ranks).
+  const Configuration& configuration() const { return config_; }
   void finish() { schedule_->finish(); }
   const BlockMessSchedule<MemorySpace>& schedule() const { return *schedule_; }
   // Pack or MPI datatype per message (see transfer_policy.hpp); the
@@ -43,6 +68,30 @@ class RunsSchedule {
   void set_transfer(const TransferPolicy& policy) { schedule_->set_transfer(policy); }
 
  protected:
+  explicit RunsSchedule(const Configuration& config) : config_(config) {}
+
+  // Before an execution posts anything: `error` is this rank's verdict on
+  // the arrays (empty: fine) and `arrays` how many it passes.  Unchecked, an
+  // error throws here only; in checked mode every rank agrees (one
+  // MPI_Allreduce) on the verdicts and on `arrays`, so a rank that passes
+  // another layout, or another number of arrays, makes every rank throw.
+  // Checked executions are collective calls: every rank starts the checked
+  // schedules of a communicator in the same order.
+  void agree_to_execute(const std::string& error, std::uint64_t arrays,
+                        const char* operation) const {
+    if (!config_.checked) {
+      if (!error.empty()) throw Error(error, schedule_->comm().rank(), operation);
+      return;
+    }
+    // The tag (agreed at construction) pins which schedule this is: ranks
+    // that start different schedules at this point disagree.
+    const std::uint64_t fingerprint =
+        detail::hash_mix(detail::hash_mix(detail::hash_start(), arrays),
+                         static_cast<std::uint64_t>(schedule_->tag()));
+    agree_on_errors(schedule_->comm(), error, fingerprint, operation);
+  }
+
+  Configuration config_;
   std::unique_ptr<BlockMessSchedule<MemorySpace>> schedule_;
 };
 

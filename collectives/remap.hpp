@@ -42,10 +42,15 @@ class Remap : public RunsSchedule<MemorySpace> {
  public:
   using array_type = DistArray<T, Rank, MemorySpace>;
 
-  Remap(const array_type& dst, const array_type& src)
-      : Remap(dst.layout(), src.layout(), overlap_error(dst, src)) {}
+  // `config`: transfer choice, checked mode (see runtime/configuration.hpp);
+  // the same on every rank.
+  Remap(const array_type& dst, const array_type& src,
+        const Configuration& config = Configuration::environment())
+      : Remap(dst.layout(), src.layout(), overlap_error(dst, src), config) {}
 
-  Remap(const ArrayLayout& dst, const ArrayLayout& src) : Remap(dst, src, std::string()) {}
+  Remap(const ArrayLayout& dst, const ArrayLayout& src,
+        const Configuration& config = Configuration::environment())
+      : Remap(dst, src, std::string(), config) {}
 
   // dst is written (Views are handles, hence const&, as in Kokkos::deep_copy).
   void execute(const array_type& dst, const array_type& src) {
@@ -74,29 +79,34 @@ class Remap : public RunsSchedule<MemorySpace> {
     return {};
   }
 
-  Remap(const ArrayLayout& dst, const ArrayLayout& src, std::string error) : dst_(dst), src_(src) {
+  Remap(const ArrayLayout& dst, const ArrayLayout& src, std::string error,
+        const Configuration& config)
+      : RunsSchedule<MemorySpace>(config), dst_(dst), src_(src) {
     const Comm& comm = src.group().grid().comm();
     if (error.empty()) error = check_remap_layouts(dst, src);
     if (error.empty() && dst.rank() != Rank)
       error = "layouts of rank " + std::to_string(dst.rank()) + " for a Remap of rank " +
               std::to_string(Rank);
-    agree_on_errors(comm, error, dst.fingerprint() * 31 + src.fingerprint(), "Remap");
-    this->schedule_ = build_schedule<T, MemorySpace>(comm, plan_remap(dst, src, comm.rank()));
+    agree_on_errors(comm, error,
+                    detail::hash_mix(dst.fingerprint() * 31 + src.fingerprint(),
+                                     element_and_configuration_fingerprint<T>(config)),
+                    "Remap");
+    this->schedule_ =
+        build_schedule<T, MemorySpace>(comm, plan_remap(dst, src, comm.rank()), config);
   }
 
   void check_layouts(const array_type& dst, const array_type& src) const {
-    if (const std::string overlap = overlap_error(dst, src); !overlap.empty())
-      throw Error(overlap, dst.process_rank(), "Remap::execute");
     // Local check: passing an array of another layout on every rank gives
-    // the same verdict everywhere without communication.
-    if (dst.layout() != dst_)
-      throw Error("destination has layout " + dst.layout().describe() + " but the schedule was " +
-                      "built for " + dst_.describe(),
-                  dst.process_rank(), "Remap::execute");
-    if (src.layout() != src_)
-      throw Error("source has layout " + src.layout().describe() + " but the schedule was " +
-                      "built for " + src_.describe(),
-                  src.process_rank(), "Remap::execute");
+    // the same verdict everywhere without communication; on some ranks
+    // only, checked mode makes every rank throw.
+    std::string error = overlap_error(dst, src);
+    if (error.empty() && dst.layout() != dst_)
+      error = "destination has layout " + dst.layout().describe() + " but the schedule was " +
+              "built for " + dst_.describe();
+    if (error.empty() && src.layout() != src_)
+      error = "source has layout " + src.layout().describe() + " but the schedule was " +
+              "built for " + src_.describe();
+    this->agree_to_execute(error, 1, "Remap::execute");
   }
 
   ArrayLayout dst_, src_;

@@ -79,6 +79,18 @@ inline const char* shift_mode_name(ShiftMode mode) {
   return "?";
 }
 
+// False for a value outside the enumeration (a static_cast of a wrong
+// number): the shifts reject it with an adlib::Error on every rank.
+inline bool is_valid_shift_mode(ShiftMode mode) {
+  switch (mode) {
+    case ShiftMode::cyclic:
+    case ShiftMode::end_off:
+    case ShiftMode::keep:
+      return true;
+  }
+  return false;
+}
+
 namespace detail {
 
 // A parameter type that takes no part in template argument deduction (C++20's
@@ -170,7 +182,7 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
   // start() returns once messages are posted and local copies done;
   // neither array may be touched before finish().
   void start(const array_type& dst, const array_type& src) {
-    check_arrays(dst, src);
+    this->agree_to_execute(array_error(dst, src), 1, operation_);
     this->schedule_->start(dst.local_view().data(), dst.local_view().span(),
                            src.local_view().data(), src.local_view().span());
     // Vacated elements are disjoint from every element a message or a local
@@ -188,8 +200,10 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
   const std::vector<StridedBlock>& vacated_blocks() const { return vacated_; }
 
  protected:
-  ShiftSchedule(const ArrayLayout& layout, const char* operation, const T& fill)
-      : layout_(layout),
+  ShiftSchedule(const ArrayLayout& layout, const char* operation, const T& fill,
+                const Configuration& config)
+      : RunsSchedule<MemorySpace>(config),
+        layout_(layout),
         operation_(operation),
         me_(layout.group().grid().comm().rank()),
         fill_(fill) {}
@@ -205,8 +219,12 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
     return {};
   }
 
-  // Empty when the planned layout and dimension are valid, else the reason.
-  std::string dimension_error(int dim) const {
+  // Empty when the planned layout, dimension and mode are valid, else the
+  // reason.
+  std::string dimension_error(int dim, ShiftMode mode) const {
+    if (!is_valid_shift_mode(mode))
+      return "shift mode " + std::to_string(static_cast<int>(mode)) +
+             " is not one of adlib::ShiftMode's";
     if (layout_.rank() != Rank)
       return "layout of rank " + std::to_string(layout_.rank()) + " for a shift of rank " +
              std::to_string(Rank);
@@ -216,9 +234,12 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
     return {};
   }
 
-  // The fingerprint of every argument, for the agreement across ranks.
+  // The fingerprint of every argument, for the agreement across ranks: the
+  // layouts, the arguments, the element type and the configuration.
   std::uint64_t fingerprint(std::uint64_t dst_layout, const std::string& arguments) const {
-    return (dst_layout * 31 + layout_.fingerprint()) * 31 + fingerprint_of(arguments);
+    return detail::hash_mix(
+        (dst_layout * 31 + layout_.fingerprint()) * 31 + fingerprint_of(arguments),
+        element_and_configuration_fingerprint<T>(this->config_));
   }
 
   // Collective: agrees on `error` and the arguments' fingerprint (throws on
@@ -230,7 +251,8 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
   void build(std::string error, std::uint64_t arguments_fingerprint, Declare&& declare) {
     const Comm& comm = layout_.group().grid().comm();
     agree_on_errors(comm, error, arguments_fingerprint, operation_);
-    this->schedule_ = std::make_unique<BlockMessSchedule<MemorySpace>>(comm);
+    this->schedule_ =
+        std::make_unique<BlockMessSchedule<MemorySpace>>(comm, inner_configuration(this->config_));
     declare();
     this->schedule_->build();
     this->schedule_->template prepare<T>();
@@ -297,15 +319,15 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
     return false;
   }
 
-  void check_arrays(const array_type& dst, const array_type& src) const {
+  std::string array_error(const array_type& dst, const array_type& src) const {
     // Local checks: arrays of another layout on every rank give the same
-    // verdict everywhere without communication.
-    if (const std::string error = pair_error(dst, src); !error.empty())
-      throw Error(error, dst.process_rank(), operation_);
+    // verdict everywhere without communication; on some ranks only, checked
+    // mode makes every rank throw.
+    if (std::string error = pair_error(dst, src); !error.empty()) return error;
     if (dst.layout() != layout_)
-      throw Error("arrays have layout " + dst.layout().describe() + " but the schedule was " +
-                      "built for " + layout_.describe(),
-                  dst.process_rank(), operation_);
+      return "arrays have layout " + dst.layout().describe() + " but the schedule was " +
+             "built for " + layout_.describe();
+    return {};
   }
 
   void fill_vacated(T* data) const {
@@ -329,14 +351,17 @@ class Shift : public detail::ShiftSchedule<T, Rank, MemorySpace> {
   using typename Base::array_type;
 
   // dst[..., i, ...] = src[..., i + amount, ...] along `dim`; `fill` is
-  // written where i + amount leaves the extent in end_off mode.
+  // written where i + amount leaves the extent in end_off mode.  `config`:
+  // transfer choice, checked mode (see runtime/configuration.hpp); the same
+  // on every rank.
   Shift(const array_type& dst, const array_type& src, Index amount, int dim, ShiftMode mode,
-        const T& fill = T{})
+        const T& fill = T{}, const Configuration& config = Configuration::environment())
       : Shift(src.layout(), amount, dim, mode, fill, Base::pair_error(dst, src),
-              dst.layout().fingerprint()) {}
+              dst.layout().fingerprint(), config) {}
   // One schedule for every pair of arrays of `layout`.
-  Shift(const ArrayLayout& layout, Index amount, int dim, ShiftMode mode, const T& fill = T{})
-      : Shift(layout, amount, dim, mode, fill, std::string(), layout.fingerprint()) {}
+  Shift(const ArrayLayout& layout, Index amount, int dim, ShiftMode mode, const T& fill = T{},
+        const Configuration& config = Configuration::environment())
+      : Shift(layout, amount, dim, mode, fill, std::string(), layout.fingerprint(), config) {}
 
   Index amount() const { return amount_; }
   int dimension() const { return dim_; }
@@ -344,9 +369,9 @@ class Shift : public detail::ShiftSchedule<T, Rank, MemorySpace> {
 
  private:
   Shift(const ArrayLayout& layout, Index amount, int dim, ShiftMode mode, const T& fill,
-        std::string error, std::uint64_t dst_layout)
-      : Base(layout, "Shift", fill), amount_(amount), dim_(dim), mode_(mode) {
-    if (error.empty()) error = this->dimension_error(dim);
+        std::string error, std::uint64_t dst_layout, const Configuration& config)
+      : Base(layout, "Shift", fill, config), amount_(amount), dim_(dim), mode_(mode) {
+    if (error.empty()) error = this->dimension_error(dim, mode);
     std::string arguments = "amount " + std::to_string(amount) + " dim " + std::to_string(dim) +
                             " mode " + shift_mode_name(mode);
     if (mode == ShiftMode::end_off) arguments += " fill " + detail::fill_fingerprint(fill);
@@ -369,10 +394,12 @@ class CShift : public Shift<T, Rank, MemorySpace> {
  public:
   using typename Shift<T, Rank, MemorySpace>::array_type;
 
-  CShift(const array_type& dst, const array_type& src, Index amount, int dim)
-      : Shift<T, Rank, MemorySpace>(dst, src, amount, dim, ShiftMode::cyclic) {}
-  CShift(const ArrayLayout& layout, Index amount, int dim)
-      : Shift<T, Rank, MemorySpace>(layout, amount, dim, ShiftMode::cyclic) {}
+  CShift(const array_type& dst, const array_type& src, Index amount, int dim,
+         const Configuration& config = Configuration::environment())
+      : Shift<T, Rank, MemorySpace>(dst, src, amount, dim, ShiftMode::cyclic, T{}, config) {}
+  CShift(const ArrayLayout& layout, Index amount, int dim,
+         const Configuration& config = Configuration::environment())
+      : Shift<T, Rank, MemorySpace>(layout, amount, dim, ShiftMode::cyclic, T{}, config) {}
 };
 
 // The end-off shift (Fortran's EOSHIFT): a Shift with ShiftMode::end_off,
@@ -383,10 +410,12 @@ class EOShift : public Shift<T, Rank, MemorySpace> {
  public:
   using typename Shift<T, Rank, MemorySpace>::array_type;
 
-  EOShift(const array_type& dst, const array_type& src, Index amount, int dim, const T& fill = T{})
-      : Shift<T, Rank, MemorySpace>(dst, src, amount, dim, ShiftMode::end_off, fill) {}
-  EOShift(const ArrayLayout& layout, Index amount, int dim, const T& fill = T{})
-      : Shift<T, Rank, MemorySpace>(layout, amount, dim, ShiftMode::end_off, fill) {}
+  EOShift(const array_type& dst, const array_type& src, Index amount, int dim, const T& fill = T{},
+          const Configuration& config = Configuration::environment())
+      : Shift<T, Rank, MemorySpace>(dst, src, amount, dim, ShiftMode::end_off, fill, config) {}
+  EOShift(const ArrayLayout& layout, Index amount, int dim, const T& fill = T{},
+          const Configuration& config = Configuration::environment())
+      : Shift<T, Rank, MemorySpace>(layout, amount, dim, ShiftMode::end_off, fill, config) {}
 };
 
 // A shift along `dim` by an amount that depends on the other dimensions:
@@ -407,18 +436,19 @@ class Skew : public detail::ShiftSchedule<T, Rank, MemorySpace> {
   using typename Base::array_type;
 
   Skew(const array_type& dst, const array_type& src, const std::vector<Index>& amounts, int dim,
-       ShiftMode mode, const T& fill = T{})
+       ShiftMode mode, const T& fill = T{},
+       const Configuration& config = Configuration::environment())
       : Skew(src.layout(), amounts, dim, mode, fill, Base::pair_error(dst, src),
-             dst.layout().fingerprint()) {}
+             dst.layout().fingerprint(), config) {}
   Skew(const ArrayLayout& layout, const std::vector<Index>& amounts, int dim, ShiftMode mode,
-       const T& fill = T{})
-      : Skew(layout, amounts, dim, mode, fill, std::string(), layout.fingerprint()) {}
+       const T& fill = T{}, const Configuration& config = Configuration::environment())
+      : Skew(layout, amounts, dim, mode, fill, std::string(), layout.fingerprint(), config) {}
 
  private:
   Skew(const ArrayLayout& layout, const std::vector<Index>& amounts, int dim, ShiftMode mode,
-       const T& fill, std::string error, std::uint64_t dst_layout)
-      : Base(layout, "Skew", fill) {
-    if (error.empty()) error = this->dimension_error(dim);
+       const T& fill, std::string error, std::uint64_t dst_layout, const Configuration& config)
+      : Base(layout, "Skew", fill, config) {
+    if (error.empty()) error = this->dimension_error(dim, mode);
     std::vector<int> others;  // the dimensions other than dim, in order
     Index positions = 1;
     if (error.empty()) {
@@ -499,6 +529,22 @@ template <class T, int Rank, class MemorySpace>
 Skew(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&,
      const std::vector<Index>&, int, ShiftMode, const detail::type_identity_t<T>&)
     -> Skew<T, Rank, MemorySpace>;
+
+// ... and the same with a Configuration last.
+template <class T, int Rank, class MemorySpace>
+Shift(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&, Index, int,
+      ShiftMode, const detail::type_identity_t<T>&, const Configuration&)
+    -> Shift<T, Rank, MemorySpace>;
+template <class T, int Rank, class MemorySpace>
+CShift(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&, Index, int,
+       const Configuration&) -> CShift<T, Rank, MemorySpace>;
+template <class T, int Rank, class MemorySpace>
+EOShift(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&, Index, int,
+        const detail::type_identity_t<T>&, const Configuration&) -> EOShift<T, Rank, MemorySpace>;
+template <class T, int Rank, class MemorySpace>
+Skew(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&,
+     const std::vector<Index>&, int, ShiftMode, const detail::type_identity_t<T>&,
+     const Configuration&) -> Skew<T, Rank, MemorySpace>;
 
 // One-shot shifts: plan, execute once, drop the schedule.
 template <class T, int Rank, class MemorySpace>

@@ -54,30 +54,39 @@ class WriteHalo : public RunsSchedule<MemorySpace> {
   using Boundaries = std::array<Boundary, Rank>;
 
   // Every ghost cell of the ranges, cyclic where they are periodic, box
-  // stencil.
-  explicit WriteHalo(const array_type& array)
-      : WriteHalo(array.layout(), full_halo(array.layout())) {}
+  // stencil.  `config` (last argument of every constructor): transfer
+  // choice, checked mode (see runtime/configuration.hpp); the same on every
+  // rank.
+  explicit WriteHalo(const array_type& array,
+                     const Configuration& config = Configuration::environment())
+      : WriteHalo(array.layout(), full_halo(array.layout()), config) {}
 
   // low / high ghost cells to fill per dimension, a Boundary per dimension,
   // and the stencil (box: corners included; faces: without them).
   WriteHalo(const array_type& array, const Widths& low, const Widths& high,
-            const Boundaries& boundaries, Stencil stencil = Stencil::box)
-      : WriteHalo(
-            array.layout(),
-            HaloWidths{std::vector<Index>(low.begin(), low.end()),
-                       std::vector<Index>(high.begin(), high.end()),
-                       std::vector<Boundary>(boundaries.begin(), boundaries.end()), stencil}) {}
+            const Boundaries& boundaries, Stencil stencil = Stencil::box,
+            const Configuration& config = Configuration::environment())
+      : WriteHalo(array.layout(),
+                  HaloWidths{std::vector<Index>(low.begin(), low.end()),
+                             std::vector<Index>(high.begin(), high.end()),
+                             std::vector<Boundary>(boundaries.begin(), boundaries.end()), stencil},
+                  config) {}
 
-  WriteHalo(const ArrayLayout& layout, const HaloWidths& halo) : layout_(layout), halo_(halo) {
+  WriteHalo(const ArrayLayout& layout, const HaloWidths& halo,
+            const Configuration& config = Configuration::environment())
+      : RunsSchedule<MemorySpace>(config), layout_(layout), halo_(halo) {
     const Comm& comm = layout.group().grid().comm();
-    std::string error = layout.rank() == Rank
-                            ? check_halo(layout, halo)
-                            : "layout of rank " + std::to_string(layout.rank()) +
-                                  " for a WriteHalo of rank " + std::to_string(Rank);
-    agree_on_errors(comm, error, layout.fingerprint() * 31 + fingerprint_of(describe(halo)),
+    std::string error = boundary_error(halo);
+    if (error.empty())
+      error = layout.rank() == Rank ? check_halo(layout, halo)
+                                    : "layout of rank " + std::to_string(layout.rank()) +
+                                          " for a WriteHalo of rank " + std::to_string(Rank);
+    agree_on_errors(comm, error,
+                    detail::hash_mix(layout.fingerprint() * 31 + fingerprint_of(describe(halo)),
+                                     element_and_configuration_fingerprint<T>(config)),
                     "WriteHalo");
     this->schedule_ =
-        build_schedule<T, MemorySpace>(comm, plan_write_halo(layout, halo, comm.rank()));
+        build_schedule<T, MemorySpace>(comm, plan_write_halo(layout, halo, comm.rank()), config);
   }
 
   // One array, or several arrays of this layout in one exchange (the
@@ -93,14 +102,22 @@ class WriteHalo : public RunsSchedule<MemorySpace> {
   // Until finish(), the ghost cells must not be read or written, and the
   // owned cells within the halo widths of a process boundary (they are being
   // sent) must not be written; everything else may be read and written.
-  // Every array is checked before anything is posted.
+  // Every array is checked before anything is posted: unchecked, a wrong
+  // layout throws on its rank; in checked mode (see Configuration) every
+  // rank agrees on the layouts and on the number of arrays, so a difference
+  // on any rank is an adlib::Error on every rank.  Unchecked, a rank that
+  // passes another number of arrays makes the ranks it exchanges messages
+  // with throw (their messages have the wrong size).
   template <class... More>
   void start(const array_type& first, const More&... more) {
     static_assert((std::is_same<More, array_type>::value && ...),
                   "WriteHalo exchanges arrays of the type it was built for "
                   "(DistArray<T, Rank, MemorySpace>)");
     const std::array<const array_type*, 1 + sizeof...(More)> arrays{&first, &more...};
-    for (const array_type* a : arrays) check_layout(*a);
+    std::string error;
+    for (const array_type* a : arrays)
+      if (error.empty()) error = layout_error(*a);
+    this->agree_to_execute(error, arrays.size(), "WriteHalo::execute");
     const std::size_t span = first.local_view().span();
     if constexpr (sizeof...(More) == 0) {
       T* data = first.local_view().data();
@@ -120,11 +137,18 @@ class WriteHalo : public RunsSchedule<MemorySpace> {
   const HaloWidths& halo() const { return halo_; }
 
  private:
-  void check_layout(const array_type& array) const {
-    if (array.layout() != layout_)
-      throw Error("array has layout " + array.layout().describe() +
-                      " but the schedule was built for " + layout_.describe(),
-                  array.process_rank(), "WriteHalo::execute");
+  std::string layout_error(const array_type& array) const {
+    if (array.layout() == layout_) return {};
+    return "array has layout " + array.layout().describe() + " but the schedule was built for " +
+           layout_.describe();
+  }
+
+  static std::string boundary_error(const HaloWidths& h) {
+    for (size_t d = 0; d < h.modes.size(); ++d)
+      if (!is_valid_boundary(h.modes[d]))
+        return "boundary of dimension " + std::to_string(d) + " is " +
+               std::to_string(static_cast<int>(h.modes[d])) + ", not one of adlib::Boundary's";
+    return {};
   }
 
   static std::string describe(const HaloWidths& h) {
@@ -151,6 +175,13 @@ template <class T, int Rank, class MemorySpace>
 WriteHalo(const DistArray<T, Rank, MemorySpace>&, const std::array<Index, Rank>&,
           const std::array<Index, Rank>&, const std::array<Boundary, Rank>&, Stencil)
     -> WriteHalo<T, Rank, MemorySpace>;
+template <class T, int Rank, class MemorySpace>
+WriteHalo(const DistArray<T, Rank, MemorySpace>&, const Configuration&)
+    -> WriteHalo<T, Rank, MemorySpace>;
+template <class T, int Rank, class MemorySpace>
+WriteHalo(const DistArray<T, Rank, MemorySpace>&, const std::array<Index, Rank>&,
+          const std::array<Index, Rank>&, const std::array<Boundary, Rank>&, Stencil,
+          const Configuration&) -> WriteHalo<T, Rank, MemorySpace>;
 
 // One-shot halo exchange of every ghost cell, of one array or of several
 // arrays of the same layout (write_halo(u, v, w)).

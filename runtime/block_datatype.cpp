@@ -32,7 +32,7 @@ MPI_Datatype block_type(const StridedBlock& block, MPI_Datatype element, std::si
           static_cast<MPI_Aint>(block.strides[d]) * static_cast<MPI_Aint>(element_size);
       ADLIB_MPI(MPI_Type_create_hvector(extent, 1, stride, type, &next), kOperation);
     }
-    if (owned) MPI_Type_free(&type);
+    if (owned) ADLIB_MPI(MPI_Type_free(&type), kOperation);
     type = next;
     owned = true;
   }
@@ -44,8 +44,8 @@ MPI_Datatype block_type(const StridedBlock& block, MPI_Datatype element, std::si
 void Datatype::reset() {
   if (type_ == MPI_DATATYPE_NULL) return;
   int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (!finalized) MPI_Type_free(&type_);
+  ADLIB_MPI_CLEANUP(MPI_Finalized(&finalized));
+  if (!finalized) ADLIB_MPI_CLEANUP(MPI_Type_free(&type_));
   type_ = MPI_DATATYPE_NULL;
 }
 
@@ -60,7 +60,7 @@ Datatype blocks_datatype(const std::vector<StridedBlock>& blocks, MPI_Datatype e
   types.reserve(blocks.size());
   auto free_parts = [&] {
     for (std::size_t k = 0; k < types.size(); ++k)
-      if (owned[k]) MPI_Type_free(&types[k]);
+      if (owned[k]) ADLIB_MPI_CLEANUP(MPI_Type_free(&types[k]));
   };
   MPI_Datatype message = MPI_DATATYPE_NULL;
   try {
@@ -78,7 +78,7 @@ Datatype blocks_datatype(const std::vector<StridedBlock>& blocks, MPI_Datatype e
     ADLIB_MPI(MPI_Type_commit(&message), kOperation);
   } catch (...) {
     free_parts();
-    if (message != MPI_DATATYPE_NULL) MPI_Type_free(&message);
+    if (message != MPI_DATATYPE_NULL) ADLIB_MPI_CLEANUP(MPI_Type_free(&message));
     throw;
   }
   // A derived type keeps what it needs of its parts: they can go now.

@@ -24,8 +24,8 @@ struct Comm::State {
 
   ~State() {
     int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (!finalized && dup != MPI_COMM_NULL) MPI_Comm_free(&dup);
+    ADLIB_MPI_CLEANUP(MPI_Finalized(&finalized));
+    if (!finalized && dup != MPI_COMM_NULL) ADLIB_MPI_CLEANUP(MPI_Comm_free(&dup));
   }
 };
 
@@ -60,11 +60,14 @@ Comm::Comm(MPI_Comm user) {
   }
   state_ = std::make_shared<State>();
   ADLIB_MPI(MPI_Comm_dup(user, &state_->dup), "Comm");
-  MPI_Comm_rank(state_->dup, &state_->rank);
-  MPI_Comm_size(state_->dup, &state_->size);
+  // Errors on the library's messages come back as codes, which ADLIB_MPI
+  // turns into adlib::Error (the user communicator keeps its own handler).
+  ADLIB_MPI(MPI_Comm_set_errhandler(state_->dup, MPI_ERRORS_RETURN), "Comm");
+  ADLIB_MPI(MPI_Comm_rank(state_->dup, &state_->rank), "Comm");
+  ADLIB_MPI(MPI_Comm_size(state_->dup, &state_->size), "Comm");
   int* upper = nullptr;
   int has_upper = 0;
-  MPI_Comm_get_attr(state_->dup, MPI_TAG_UB, &upper, &has_upper);
+  ADLIB_MPI(MPI_Comm_get_attr(state_->dup, MPI_TAG_UB, &upper, &has_upper), "Comm");
   state_->tags = std::make_shared<TagLease::State>(has_upper ? *upper : 32767);
   ADLIB_MPI(MPI_Comm_set_attr(user, keyval, new std::shared_ptr<State>(state_)), "Comm");
 }
@@ -116,22 +119,31 @@ void TagLease::release() noexcept {
   tag_ = -1;
 }
 
-void agree_on_errors(const Comm& comm, const std::string& local_error, std::uint64_t fingerprint,
-                     const char* operation) {
-  // {failed, fingerprint, ~fingerprint} under MAX: the fingerprints agree iff
-  // max(f) == f and max(~f) == ~f on this rank, i.e. min(f) == max(f).
-  std::uint64_t mine[3] = {local_error.empty() ? 0u : 1u, fingerprint, ~fingerprint};
-  std::uint64_t most[3];
-  ADLIB_MPI(MPI_Allreduce(mine, most, 3, MPI_UINT64_T, MPI_MAX, comm.get()), operation);
-  // A rank whose fingerprint is not the minimum sees max(~f) != ~f and one that
-  // is not the maximum sees max(f) != f, so a mismatch is seen by every rank.
-  if (most[0] == 0) {
-    if (most[1] == fingerprint && most[2] == ~fingerprint) return;
+namespace {
+
+// Tags [first + 64 w, first + 64 w + 63] per mask word; one window is what
+// the constructors' agreement carries.
+constexpr int kWindowWords = 8;
+
+// {failed, f, ~f} reduced under bitwise OR.  A bit is set in both OR(f) and
+// OR(~f) exactly when some rank has a 1 there and another a 0, so
+// OR(f) & OR(~f) != 0 says "the fingerprints differ", with the same verdict on
+// every rank.  The tag masks that follow ride in the same reduction.
+struct Verdict {
+  bool failed;
+  bool mismatch;
+};
+Verdict verdict(const std::uint64_t* reduced) {
+  return {reduced[0] != 0, (reduced[1] & reduced[2]) != 0};
+}
+
+[[noreturn]] void throw_agreed(const Comm& comm, const std::string& local_error, bool failed,
+                               const char* operation) {
+  if (!failed)
     throw Error(
-        "arguments differ between ranks (every rank must pass the same layouts and "
-        "parameters to a collective call)",
+        "arguments differ between ranks (every rank must pass the same layouts, element type, "
+        "parameters and configuration to a collective call)",
         comm.rank(), operation);
-  }
   // Someone failed: broadcast the message of the lowest failing rank.
   int candidate = local_error.empty() ? comm.size() : comm.rank(), root = 0;
   ADLIB_MPI(MPI_Allreduce(&candidate, &root, 1, MPI_INT, MPI_MIN, comm.get()), operation);
@@ -141,6 +153,71 @@ void agree_on_errors(const Comm& comm, const std::string& local_error, std::uint
   text.resize(length);
   ADLIB_MPI(MPI_Bcast(text.data(), length, MPI_CHAR, root, comm.get()), operation);
   throw Error(std::string(text.begin(), text.end()), root, operation);
+}
+
+// Lowest clear bit of the window, or -1.
+int lowest_free(const std::uint64_t* words) {
+  for (int w = 0; w < kWindowWords; ++w)
+    if (~words[w] != 0)
+      for (int b = 0; b < 64; ++b)
+        if (!(words[w] >> b & 1u)) return 64 * w + b;
+  return -1;
+}
+
+}  // namespace
+
+void agree_on_errors(const Comm& comm, const std::string& local_error, std::uint64_t fingerprint,
+                     const char* operation) {
+  std::uint64_t mine[3] = {local_error.empty() ? 0u : 1u, fingerprint, ~fingerprint};
+  std::uint64_t all[3];
+  ADLIB_MPI(MPI_Allreduce(mine, all, 3, MPI_UINT64_T, MPI_BOR, comm.get()), operation);
+  const Verdict v = verdict(all);
+  if (v.failed || v.mismatch) throw_agreed(comm, local_error, v.failed, operation);
+}
+
+TagLease Comm::lease_agreed_tag(const std::string& local_error, std::uint64_t fingerprint,
+                                const char* operation) const {
+  TagLease::State& tags = *state_->tags;
+  int first = 0, upper = 0;
+  std::uint64_t mine[3 + kWindowWords], all[3 + kWindowWords];
+  mine[0] = local_error.empty() ? 0u : 1u;
+  mine[1] = fingerprint;
+  mine[2] = ~fingerprint;
+  {
+    std::lock_guard<std::mutex> lock(tags.mutex);
+    first = tags.tags.first();
+    upper = tags.tags.upper_bound();
+    tags.tags.usage_mask(first, mine + 3, kWindowWords);
+  }
+  // The tags in use anywhere: OR of the usage masks, in the same reduction.
+  ADLIB_MPI(MPI_Allreduce(mine, all, 3 + kWindowWords, MPI_UINT64_T, MPI_BOR, get()), operation);
+  const Verdict v = verdict(all);
+  if (v.failed || v.mismatch) throw_agreed(*this, local_error, v.failed, operation);
+  // Every rank saw the same masks, so every rank takes the same path.
+  long long window = first;
+  int free_bit = lowest_free(all + 3);
+  while (free_bit < 0) {
+    window += 64LL * kWindowWords;
+    if (window > upper)
+      throw Error("all " + std::to_string(upper - first + 1) +
+                      " message tags are held by live schedules on some rank",
+                  rank(), operation);
+    std::uint64_t used[kWindowWords], anywhere[kWindowWords];
+    {
+      std::lock_guard<std::mutex> lock(tags.mutex);
+      tags.tags.usage_mask(static_cast<int>(window), used, kWindowWords);
+    }
+    ADLIB_MPI(MPI_Allreduce(used, anywhere, kWindowWords, MPI_UINT64_T, MPI_BOR, get()), operation);
+    free_bit = lowest_free(anywhere);
+  }
+  const long long tag = window + free_bit;
+  if (tag > upper)
+    throw Error("all " + std::to_string(upper - first + 1) +
+                    " message tags are held by live schedules on some rank",
+                rank(), operation);
+  std::lock_guard<std::mutex> lock(tags.mutex);
+  tags.tags.take(static_cast<int>(tag));
+  return TagLease(state_->tags, static_cast<int>(tag));
 }
 
 }  // namespace adlib

@@ -6,10 +6,12 @@
 // resource, so every schedule over the same user communicator shares a single
 // duplicate (cached on the user communicator as an MPI attribute, the way
 // PETSc keeps its inner communicator).  The duplicate carries a TagAllocator,
-// so concurrently live schedules get distinct tags.
+// so concurrently live schedules get distinct tags, and the error handler
+// MPI_ERRORS_RETURN, so an MPI error inside adlib becomes an adlib::Error
+// (every MPI call adlib makes goes through ADLIB_MPI) instead of aborting.
 //
 //   adlib::Comm comm(MPI_COMM_WORLD);        // collective the first time only
-//   adlib::TagLease tag = comm.lease_tag();  // held by a schedule for its life
+//   adlib::TagLease tag = comm.lease_agreed_tag("", 0, "MySchedule");  // collective
 #pragma once
 
 #include <mpi.h>
@@ -53,7 +55,16 @@ class Comm {
   MPI_Comm get() const;  // the duplicate: use it for every library message
   int rank() const;
   int size() const;
+  // This rank's lowest free tag, without communication: the same tag as on
+  // other ranks only if every rank leased and released tags in the same
+  // order.  Schedules use lease_agreed_tag() instead.
   TagLease lease_tag() const;
+  // Collective: agree_on_errors() (below) and, when every rank is fine, the
+  // lowest tag that is free on every rank, leased here, in the same single
+  // MPI_Allreduce (a second one only when the 512 lowest tags are all taken
+  // somewhere).  Ranks may release tags in any order.
+  TagLease lease_agreed_tag(const std::string& local_error, std::uint64_t fingerprint,
+                            const char* operation) const;
   int live_tags() const;
 
   // True when both wrap the same user communicator (hence the same duplicate).
@@ -70,7 +81,9 @@ class Comm {
 // string when its arguments are fine) and a fingerprint of the arguments that
 // must be identical on every rank.  If any rank found an error, or the
 // fingerprints differ, every rank throws the same adlib::Error (the message of
-// the lowest failing rank).  One MPI_Allreduce when all is well.
+// the lowest failing rank).  One MPI_Allreduce when all is well.  A
+// fingerprint is a hash: schedules hash their layouts, parameters, element
+// type (detail::element_fingerprint) and Configuration into it.
 void agree_on_errors(const Comm& comm, const std::string& local_error, std::uint64_t fingerprint,
                      const char* operation);
 

@@ -42,10 +42,22 @@ class Error : public std::runtime_error {
 // runs in one process for simulated process counts).
 int world_rank_or_unknown() noexcept;
 
-// Throws adlib::Error when an MPI call returned anything but MPI_SUCCESS.
+// Throws adlib::Error when an MPI call returned anything but MPI_SUCCESS: the
+// message names the MPI function and carries MPI's error string, the error
+// carries the rank (in MPI_COMM_WORLD) and the library operation.  MPI
+// returns error codes instead of aborting on the library's communicator
+// (Comm sets MPI_ERRORS_RETURN on its duplicate).
 void check_mpi(int code, const char* call, const char* operation);
+// "MPI_Isend failed: <MPI's error string>", or empty for MPI_SUCCESS.
+std::string mpi_error_message(int code, const char* call);
+// For calls in destructors and cleanup paths, which must not throw: a failure
+// is reported on stderr.
+void check_mpi_noexcept(int code, const char* call) noexcept;
 
 }  // namespace adlib
 
-// Wraps an MPI call: ADLIB_MPI(MPI_Isend(...), "BlockMessSchedule").
+// Every MPI call adlib makes goes through one of these.
+// ADLIB_MPI(MPI_Isend(...), "BlockMessSchedule"): throws adlib::Error.
 #define ADLIB_MPI(call, operation) ::adlib::check_mpi((call), #call, operation)
+// ADLIB_MPI_CLEANUP(MPI_Type_free(&t)): in destructors; reports, never throws.
+#define ADLIB_MPI_CLEANUP(call) ::adlib::check_mpi_noexcept((call), #call)

@@ -29,6 +29,30 @@ int TagAllocator::acquire() {
   return tag;
 }
 
+void TagAllocator::take(int tag) {
+  if (tag < first_ || tag > upper_bound_)
+    throw Error("tag " + std::to_string(tag) + " is outside [" + std::to_string(first_) + ", " +
+                    std::to_string(upper_bound_) + "]",
+                world_rank_or_unknown(), "TagAllocator");
+  if (in_use(tag))
+    throw Error("tag " + std::to_string(tag) + " is already in use", world_rank_or_unknown(),
+                "TagAllocator");
+  // Tags skipped below it become free tags of the pool.
+  for (; next_fresh_ < tag; ++next_fresh_) released_.insert(next_fresh_);
+  if (next_fresh_ == tag) ++next_fresh_;
+  released_.erase(tag);
+  in_use_.insert(tag);
+}
+
+void TagAllocator::usage_mask(int first, std::uint64_t* words, int count) const {
+  for (int w = 0; w < count; ++w) words[w] = 0;
+  const long long end = static_cast<long long>(first) + 64LL * count;
+  for (auto it = in_use_.lower_bound(first); it != in_use_.end() && *it < end; ++it) {
+    const long long bit = *it - static_cast<long long>(first);
+    words[bit / 64] |= std::uint64_t{1} << (bit % 64);
+  }
+}
+
 void TagAllocator::release(int tag) {
   if (in_use_.erase(tag) == 0) return;  // not ours: ignore rather than corrupt the pool
   released_.insert(tag);

@@ -2,12 +2,15 @@
 // Tags for concurrently live schedules on one communicator.
 //
 // Each schedule leases one tag for its whole life, so several schedules can be in
-// flight at once without their messages matching each other.  Tags are handed
-// out lowest-free-first and returned when the lease dies; because schedules are
-// built and destroyed collectively (in the same order on every rank), every rank
-// hands the same tag to the same schedule without any communication.
+// flight at once without their messages matching each other.  The pool of one
+// rank; schedules choose their tag together (Comm::lease_agreed_tag: the
+// lowest tag free on every rank, found inside the constructor's agreement), so
+// ranks may destroy schedules in different orders.  acquire() alone hands out
+// this rank's lowest free tag, which matches other ranks only when every rank
+// created and destroyed its leases in the same order.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <set>
 
@@ -19,7 +22,12 @@ class TagAllocator {
   TagAllocator(int first, int upper_bound);
 
   int acquire();          // throws adlib::Error when every tag is in use
+  void take(int tag);     // acquires this tag; throws adlib::Error if in use or out of range
   void release(int tag);  // returns a tag to the pool
+  bool in_use(int tag) const { return in_use_.count(tag) != 0; }
+  // Bit b of words[b / 64] set when tag first + b is in use (words.size() * 64 tags).
+  void usage_mask(int first, std::uint64_t* words, int count) const;
+  int first() const { return first_; }
   int live_count() const { return static_cast<int>(in_use_.size()); }
   int upper_bound() const { return upper_bound_; }
 

@@ -25,10 +25,22 @@
 // choose.
 //
 // Buffers live in MemorySpace.  When that space is not host-accessible and
-// MPI is not GPU-aware (environment ADLIB_GPU_AWARE_MPI unset or 0), messages
-// are staged through host mirrors; otherwise MPI reads and writes the
-// buffers (and contiguous user memory) directly.  A fence precedes every
-// hand-over to MPI.
+// MPI is not GPU-aware (Configuration::gpu_aware_mpi, ADLIB_GPU_AWARE_MPI,
+// false by default), messages are staged through host mirrors; otherwise MPI
+// reads and writes the buffers (and contiguous user memory) directly.  A
+// fence precedes every hand-over to MPI.
+//
+// The Configuration (runtime/configuration.hpp) is taken at construction,
+// from the environment unless given, and build() makes every rank agree on
+// it.  In checked mode (Configuration::checked, ADLIB_CHECKED=1) start()
+// first agrees across ranks on the element size, the number of arrays and
+// the direction (one MPI_Allreduce), so a rank that calls differently throws
+// with every other rank instead of hanging; checked starts are collective
+// calls, made in the same order on every rank (the agreement includes the
+// schedule's tag, so starting different schedules is an error too).  Whatever the mode, finish()
+// checks the size of every message it receives: a message of another size
+// (a peer that executed with another element type or number of arrays) is
+// an adlib::Error on the receiving rank rather than an abort or wrong data.
 #pragma once
 
 #include <mpi.h>
@@ -44,6 +56,8 @@
 
 #include <adlib/runtime/block_datatype.hpp>
 #include <adlib/runtime/comm.hpp>
+#include <adlib/runtime/configuration.hpp>
+#include <adlib/runtime/detail/hash.hpp>
 #include <adlib/runtime/error.hpp>
 #include <adlib/runtime/pack.hpp>
 #include <adlib/schedules/block_message_plan.hpp>
@@ -59,8 +73,12 @@ class BlockMessSchedule {
   using memory_space = MemorySpace;
   using execution_space = typename MemorySpace::execution_space;
 
-  explicit BlockMessSchedule(const Comm& comm)
-      : comm_(comm), tag_(comm.lease_tag()), plan_(comm.rank(), comm.size()) {}
+  explicit BlockMessSchedule(const Comm& comm,
+                             const Configuration& config = Configuration::environment())
+      : comm_(comm),
+        config_(config),
+        plan_(comm.rank(), comm.size()),
+        policy_(TransferPolicy::from(config)) {}
   BlockMessSchedule(const BlockMessSchedule&) = delete;
   BlockMessSchedule& operator=(const BlockMessSchedule&) = delete;
   // Not movable either: persistent requests point into its buffers.
@@ -69,10 +87,12 @@ class BlockMessSchedule {
   void send(int peer, const StridedBlock& block) { plan_.send(peer, block); }
   void recv(int peer, const StridedBlock& block) { plan_.recv(peer, block); }
   // Collective: every rank's declarations are checked and the verdict is
-  // agreed (one MPI_Allreduce), so an invalid send() or recv() on any rank
-  // throws the same adlib::Error on every rank before a message is posted.
+  // agreed, with the configuration and the schedule's tag (the lowest free on
+  // every rank), in one MPI_Allreduce, so an invalid send() or recv() on any
+  // rank throws the same adlib::Error on every rank before a message is
+  // posted.
   //
-  // With `check_peers` (default: environment ADLIB_CHECK_PEERS=1), build()
+  // With `check_peers` (default: the configuration's, ADLIB_CHECK_PEERS), build()
   // also checks that both ends of every message agree on its element
   // count, so that declarations that do not pair up (a send nobody
   // receives, counts that differ) fail here on every rank instead of
@@ -80,22 +100,23 @@ class BlockMessSchedule {
   // counts and a second MPI_Allreduce, O(P) time and memory per rank: a
   // debugging aid, off by default (adlib's own collectives plan both ends
   // consistently by construction; their tests pass with it on).
-  void build(bool check_peers = peer_check_requested()) {
+  void build() { build(config_.check_peers); }
+  void build(bool check_peers) {
     std::string error;
+    if (plan_.built()) error = "build() called twice";
     try {
-      plan_.build();
+      if (error.empty()) plan_.build();
     } catch (const Error& e) {
       error = e.message();
     }
-    agree_on_errors(comm_, error, 0, "BlockMessSchedule");
+    const std::uint64_t fingerprint =
+        detail::hash_mix(config_.fingerprint(), check_peers ? 1u : 0u);
+    tag_ = comm_.lease_agreed_tag(error, fingerprint, "BlockMessSchedule");
     // Every plan is valid: now the two ends of each message.
     if (check_peers) agree_on_errors(comm_, check_peer_counts(), 0, "BlockMessSchedule");
   }
-  // ADLIB_CHECK_PEERS set to anything but 0 or empty.
-  static bool peer_check_requested() {
-    const char* value = std::getenv("ADLIB_CHECK_PEERS");
-    return value && *value && std::string(value) != "0";
-  }
+  // The environment's ADLIB_CHECK_PEERS (Configuration::environment()).
+  static bool peer_check_requested() { return Configuration::environment().check_peers; }
   // Allocates the pack buffers for elements of type T now rather than at the
   // first execution (a schedule whose element type is known at construction
   // pays for its memory at set-up, like every other plan).
@@ -164,6 +185,8 @@ class BlockMessSchedule {
 
   const BlockMessagePlan& plan() const { return plan_; }
   const Comm& comm() const { return comm_; }
+  const Configuration& configuration() const { return config_; }
+  // The message tag, agreed by build() (-1 before).
   int tag() const { return tag_.tag(); }
   bool in_flight() const { return in_flight_; }
 
@@ -175,6 +198,8 @@ class BlockMessSchedule {
     const void* src = nullptr;  // only when an in-place send depends on it
     int arrays = 1;             // > 1: a batch, every message packed in the batch buffers
     std::vector<MPI_Request> incoming, outgoing;
+    // What each incoming request expects: finish() checks every arrival.
+    std::vector<std::pair<MPI_Datatype, int>> expected;
     std::vector<Datatype> types;  // of the datatype messages, alive with the requests
     std::uint64_t last_use = 0;
   };
@@ -182,15 +207,14 @@ class BlockMessSchedule {
   using Bytes = Kokkos::View<unsigned char*, MemorySpace>;
   using HostBytes = Kokkos::View<unsigned char*, Kokkos::HostSpace>;
 
-  static std::int64_t buffer_offset(const PeerMessage& m) {
+  std::int64_t buffer_offset(const PeerMessage& m) const {
     return staged() ? m.staging_offset : m.buffer_offset;
   }
-  static bool staged() {
+  bool staged() const {
     if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
       return false;
     } else {
-      const char* aware = std::getenv("ADLIB_GPU_AWARE_MPI");
-      return !(aware && std::string(aware) != "0");
+      return !config_.gpu_aware_mpi;
     }
   }
 
@@ -223,6 +247,10 @@ class BlockMessSchedule {
   static void finish_typed(BlockMessSchedule& self);
   // Steps shared by start() and start_many().
   void check_startable() const;
+  // The checks before anything is posted; in checked mode agreed across ranks.
+  template <class T>
+  void agree_to_start(std::size_t dst_span, std::size_t src_span, Direction direction, int arrays,
+                      const std::string& error);
   static void post(std::vector<MPI_Request>& requests);
   void hand_over(Bytes& buffer, HostBytes& host_mirror, bool written);
   template <class T>
@@ -261,6 +289,7 @@ class BlockMessSchedule {
   void run_walk(const SourceWalk& walk, T* dst, const T* src, T* buffer);
 
   Comm comm_;
+  Configuration config_;
   TagLease tag_;
   BlockMessagePlan plan_;
   execution_space space_{};
@@ -277,7 +306,7 @@ class BlockMessSchedule {
   Bytes batch_send_side_, batch_recv_side_;
   HostBytes batch_send_side_host_, batch_recv_side_host_;
 
-  TransferPolicy policy_ = TransferPolicy::from_environment();
+  TransferPolicy policy_;
 
   Route routes_[2];  // forward, backward
 
@@ -444,6 +473,7 @@ void BlockMessSchedule<MemorySpace>::init_requests(RequestSet& set, IncomingTarg
         MPI_Recv_init(t.address, t.count, t.type, arriving[k].peer, tag_.tag(), comm_.get(), &r),
         "BlockMessSchedule");
     set.incoming.push_back(r);
+    set.expected.emplace_back(t.type, t.count);
   }
   const auto& leaving = outgoing(set.direction);
   for (std::size_t k = 0; k < leaving.size(); ++k) {
@@ -460,7 +490,7 @@ template <class MemorySpace>
 void BlockMessSchedule<MemorySpace>::free_requests(RequestSet& set) {
   for (auto* list : {&set.incoming, &set.outgoing})
     for (auto& r : *list)
-      if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+      if (r != MPI_REQUEST_NULL) ADLIB_MPI_CLEANUP(MPI_Request_free(&r));
 }
 
 template <class MemorySpace>
@@ -655,17 +685,16 @@ template <class T>
 void BlockMessSchedule<MemorySpace>::start_many(const std::vector<T*>& dst, std::size_t dst_span,
                                                 const std::vector<const T*>& src,
                                                 std::size_t src_span, Direction direction) {
-  constexpr const char* op = "BlockMessSchedule";
+  std::string error;
   if (dst.size() != src.size() || dst.empty())
-    throw Error("start_many needs as many destinations as sources, at least one", comm_.rank(), op);
+    error = "start_many needs as many destinations as sources, at least one";
   if (dst.size() == 1) return start(dst[0], dst_span, src[0], src_span, direction);
-  check_startable();
-  check_spans<T>(dst_span, src_span, direction);
   const int arrays = static_cast<int>(dst.size());
   for (const auto* list : {&incoming(direction), &outgoing(direction)})
     for (const auto& m : *list)
-      if (static_cast<std::int64_t>(arrays) * m.count > INT_MAX)
-        throw Error("a batch message would exceed an MPI count", comm_.rank(), op);
+      if (error.empty() && static_cast<std::int64_t>(arrays) * m.count > INT_MAX)
+        error = "a batch message would exceed an MPI count";
+  agree_to_start<T>(dst_span, src_span, direction, arrays, error);
   ensure_batch_buffers(sizeof(T), arrays);
   RequestSet& requests = batch_requests_for(sizeof(T), direction, arrays);
   const bool forward = direction == Direction::forward;
@@ -699,9 +728,8 @@ template <class MemorySpace>
 template <class T>
 void BlockMessSchedule<MemorySpace>::start(T* dst, std::size_t dst_span, const T* src,
                                            std::size_t src_span, Direction direction) {
-  check_startable();
+  agree_to_start<T>(dst_span, src_span, direction, 1, std::string());
   const bool forward = direction == Direction::forward;
-  check_spans<T>(dst_span, src_span, direction);
 
   ensure_buffers(sizeof(T));
   RequestSet& requests = requests_for(sizeof(T), direction, dst, src);
@@ -726,6 +754,31 @@ void BlockMessSchedule<MemorySpace>::start(T* dst, std::size_t dst_span, const T
 
   pending_dst_.assign(1, dst);  // keeps its capacity: no allocation per execution
   mark_in_flight<T>(requests);
+}
+
+template <class MemorySpace>
+template <class T>
+void BlockMessSchedule<MemorySpace>::agree_to_start(std::size_t dst_span, std::size_t src_span,
+                                                    Direction direction, int arrays,
+                                                    const std::string& error) {
+  std::string verdict = error;
+  try {
+    if (verdict.empty()) {
+      check_startable();
+      check_spans<T>(dst_span, src_span, direction);
+    }
+  } catch (const Error& e) {
+    verdict = e.message();
+  }
+  if (!config_.checked) {
+    if (!verdict.empty()) throw Error(verdict, comm_.rank(), "BlockMessSchedule");
+    return;
+  }
+  std::uint64_t fingerprint = detail::hash_mix(detail::hash_start(), sizeof(T));
+  fingerprint = detail::hash_mix(fingerprint, static_cast<std::uint64_t>(arrays));
+  fingerprint = detail::hash_mix(fingerprint, direction == Direction::forward ? 0u : 1u);
+  fingerprint = detail::hash_mix(fingerprint, static_cast<std::uint64_t>(tag_.tag()));
+  agree_on_errors(comm_, verdict, fingerprint, "BlockMessSchedule::start");
 }
 
 template <class MemorySpace>
@@ -764,9 +817,15 @@ void BlockMessSchedule<MemorySpace>::mark_in_flight(RequestSet& requests) {
 template <class MemorySpace>
 void BlockMessSchedule<MemorySpace>::finish() {
   if (!in_flight_) throw Error("finish() without start()", comm_.rank(), "BlockMessSchedule");
+  // Every request is complete when finish_typed returns or throws.
+  struct Done {
+    BlockMessSchedule& self;
+    ~Done() {
+      self.in_flight_ = false;
+      self.active_ = nullptr;
+    }
+  } done{*this};
   pending_finish_(*this);
-  in_flight_ = false;
-  active_ = nullptr;
 }
 
 template <class MemorySpace>
@@ -775,7 +834,7 @@ void BlockMessSchedule<MemorySpace>::finish_typed(BlockMessSchedule& self) {
   constexpr const char* op = "BlockMessSchedule";
   RequestSet& requests = *self.active_;
   const bool forward = requests.direction == Direction::forward;
-  const bool stage = staged();
+  const bool stage = self.staged();
   // One array: its own buffers, direct messages already in place.  A batch of
   // K arrays: the batch buffers, K consecutive copies of every message.
   const bool batch = requests.arrays > 1;
@@ -787,16 +846,38 @@ void BlockMessSchedule<MemorySpace>::finish_typed(BlockMessSchedule& self) {
   T* in = reinterpret_cast<T*>(in_bytes.data());
   const auto& messages = self.incoming(requests.direction);
   const std::vector<char>& in_place = self.route(requests.direction, sizeof(T)).incoming_in_place;
-  // Unpack each message as it arrives.
+  // Unpack each message as it arrives.  A failed or mis-sized message is
+  // remembered and the others still completed (so that no request is left
+  // active), then reported.
+  std::string error;
   for (std::size_t done = 0; done < messages.size(); ++done) {
     int index = MPI_UNDEFINED;
-    ADLIB_MPI(MPI_Waitany(static_cast<int>(requests.incoming.size()), requests.incoming.data(),
-                          &index, MPI_STATUS_IGNORE),
-              op);
+    MPI_Status status;
+    const int code = MPI_Waitany(static_cast<int>(requests.incoming.size()),
+                                 requests.incoming.data(), &index, &status);
+    if (code != MPI_SUCCESS) {
+      if (error.empty())
+        error = mpi_error_message(code, "MPI_Waitany") +
+                (index != MPI_UNDEFINED
+                     ? " (the message from rank " + std::to_string(messages[index].peer) +
+                           "; do all ranks execute with the same element type and arrays?)"
+                     : std::string());
+      if (index == MPI_UNDEFINED) break;
+      continue;
+    }
     if (index == MPI_UNDEFINED) break;
     const PeerMessage& m = messages[index];
+    int received = 0;
+    const auto [type, count] = requests.expected[static_cast<std::size_t>(index)];
+    if (MPI_Get_count(&status, type, &received) != MPI_SUCCESS || received != count) {
+      if (error.empty())
+        error = "the message from rank " + std::to_string(m.peer) +
+                " is shorter than this rank's schedule expects (do all ranks execute with the "
+                "same element type and number of arrays?)";
+      continue;
+    }
     if (!batch && in_place[index]) continue;
-    std::int64_t position = batch ? arrays * m.staging_offset : buffer_offset(m);
+    std::int64_t position = batch ? arrays * m.staging_offset : self.buffer_offset(m);
     if (stage) {
       const auto first = static_cast<std::size_t>(position) * sizeof(T);
       const std::pair<std::size_t, std::size_t> range(
@@ -809,17 +890,24 @@ void BlockMessSchedule<MemorySpace>::finish_typed(BlockMessSchedule& self) {
         position += block.count();
       }
   }
-  if (!requests.outgoing.empty())
-    ADLIB_MPI(MPI_Waitall(static_cast<int>(requests.outgoing.size()), requests.outgoing.data(),
-                          MPI_STATUSES_IGNORE),
-              op);
+  if (!requests.outgoing.empty()) {
+    const int code = MPI_Waitall(static_cast<int>(requests.outgoing.size()),
+                                 requests.outgoing.data(), MPI_STATUSES_IGNORE);
+    if (error.empty()) error = mpi_error_message(code, "MPI_Waitall");
+  }
   self.space_.fence();
+  if (!error.empty()) {
+    // MPI may have freed a request that failed (Open MPI does, persistent or
+    // not): the request sets are rebuilt at the next execution.
+    self.release_requests();
+    throw Error(error, self.comm_.rank(), op);
+  }
 }
 
 template <class MemorySpace>
 void BlockMessSchedule<MemorySpace>::release_requests() {
   int finalized = 0;
-  MPI_Finalized(&finalized);
+  ADLIB_MPI_CLEANUP(MPI_Finalized(&finalized));
   if (!finalized)
     for (auto& set : request_sets_) free_requests(set);
   request_sets_.clear();
@@ -837,9 +925,9 @@ void BlockMessSchedule<MemorySpace>::release_mpi_objects() {
   }
   release_requests();
   int finalized = 0;
-  MPI_Finalized(&finalized);
+  ADLIB_MPI_CLEANUP(MPI_Finalized(&finalized));
   if (!finalized)
-    for (auto& [size, type] : types_) MPI_Type_free(&type);
+    for (auto& [size, type] : types_) ADLIB_MPI_CLEANUP(MPI_Type_free(&type));
   types_.clear();
 }
 

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <adlib/schedules/transfer_policy.hpp>
 
-#include <cerrno>
 #include <cstdlib>
-#include <string>
 
 #include <adlib/runtime/error.hpp>
 
@@ -26,33 +24,6 @@ Rows rows_of(const StridedBlock& b) {
 }
 
 }  // namespace
-
-TransferPolicy TransferPolicy::from_environment() {
-  TransferPolicy policy;
-  if (const char* method = std::getenv("ADLIB_TRANSFER")) {
-    const std::string value(method);
-    if (value.empty() || value == "auto" || value == "automatic")
-      policy.method = TransferMethod::automatic;
-    else if (value == "pack")
-      policy.method = TransferMethod::pack;
-    else if (value == "datatype")
-      policy.method = TransferMethod::datatype;
-    else
-      throw Error("ADLIB_TRANSFER=" + value + " is not one of auto, pack, datatype", -1,
-                  "TransferPolicy");
-  }
-  if (const char* bytes = std::getenv("ADLIB_DATATYPE_MIN_BYTES")) {
-    char* end = nullptr;
-    errno = 0;
-    const long long value = std::strtoll(bytes, &end, 10);
-    if (end == bytes || *end != '\0' || errno != 0 || value < 0)
-      throw Error(std::string("ADLIB_DATATYPE_MIN_BYTES=") + bytes +
-                      " is not a non-negative number of bytes",
-                  -1, "TransferPolicy");
-    policy.datatype_min_bytes = value;
-  }
-  return policy;
-}
 
 bool uses_datatype(const PeerMessage& m, std::size_t element_size, const TransferPolicy& policy) {
   if (m.direct || m.blocks.empty()) return false;

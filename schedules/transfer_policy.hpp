@@ -21,28 +21,33 @@
 //   pack       every message that is not one contiguous block is packed
 //   datatype   every message that is not one contiguous block uses a datatype
 //
-// The default comes from the environment: ADLIB_TRANSFER=auto|pack|datatype
-// and ADLIB_DATATYPE_MIN_BYTES=<bytes> (default 16384).  Memory that the
-// host cannot address (device memory) is always packed.
+// The default comes from the schedule's Configuration (runtime/
+// configuration.hpp), itself from the environment unless given:
+// ADLIB_TRANSFER=auto|pack|datatype and ADLIB_DATATYPE_MIN_BYTES=<bytes>
+// (default 16384).  Memory that the host cannot address (device memory) is
+// always packed.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include <adlib/runtime/configuration.hpp>
 #include <adlib/schedules/block_message_plan.hpp>
 
 namespace adlib {
-
-enum class TransferMethod { automatic, pack, datatype };
 
 struct TransferPolicy {
   TransferMethod method = TransferMethod::automatic;
   std::int64_t datatype_min_bytes = 16384;
 
-  // The policy ADLIB_TRANSFER and ADLIB_DATATYPE_MIN_BYTES ask for (the
-  // defaults above where they are unset); throws adlib::Error for a value it
-  // does not understand.
-  static TransferPolicy from_environment();
+  // The policy of a configuration (its transfer and datatype_min_bytes).
+  static TransferPolicy from(const Configuration& config) {
+    return TransferPolicy{config.transfer, config.datatype_min_bytes};
+  }
+  // The policy ADLIB_TRANSFER and ADLIB_DATATYPE_MIN_BYTES ask for now (the
+  // defaults above where they are unset), parsed afresh; throws adlib::Error
+  // for a value it does not accept.
+  static TransferPolicy from_environment() { return from(Configuration::from_environment()); }
 };
 
 // The units of the automatic rule: rows shorter than a cache line, each on

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
+#include <string>
+#include <vector>
 
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/environment.hpp>
@@ -118,6 +120,102 @@ TEST(Error, MpiFailureBecomesException) {
     EXPECT_EQ(e.operation(), "test");
   }
   MPI_Comm_free(&comm);
+}
+
+// The library's duplicate returns MPI errors as codes: without
+// MPI_ERRORS_RETURN on it the call below aborts the job (the duplicate would
+// inherit MPI_COMM_WORLD's MPI_ERRORS_ARE_FATAL) and the test fails.
+TEST(Error, LibraryCommunicatorReturnsErrors) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
+  ASSERT_EQ(MPI_Comm_get_errhandler(comm.get(), &handler), MPI_SUCCESS);
+  EXPECT_TRUE(handler == MPI_ERRORS_RETURN)
+      << "the duplicate's error handler is not MPI_ERRORS_RETURN";
+  MPI_Errhandler_free(&handler);
+  int value = 0;
+  try {
+    ADLIB_MPI(MPI_Send(&value, 1, MPI_INT, comm.size() + 5, 0, comm.get()), "Remap");
+    FAIL() << "no exception";
+  } catch (const adlib::Error& e) {
+    // The MPI function's name (not the whole expression), MPI's error
+    // string, the rank and the library operation.
+    EXPECT_EQ(e.message().rfind("MPI_Send failed: ", 0), 0u) << e.message();
+    EXPECT_GT(e.message().size(), std::string("MPI_Send failed: ").size());
+    EXPECT_EQ(e.rank(), comm.rank());
+    EXPECT_EQ(e.operation(), "Remap");
+  }
+}
+
+TEST(Error, MessageNamesTheCall) {
+  EXPECT_EQ(adlib::mpi_error_message(MPI_SUCCESS, "MPI_Barrier(c)"), "");
+  const std::string m = adlib::mpi_error_message(MPI_ERR_RANK, "MPI_Isend(a, 1, t, 9, 0, c, &r)");
+  EXPECT_EQ(m.rfind("MPI_Isend failed: ", 0), 0u) << m;
+}
+
+TEST(Environment, ThreadLevelComparedWithTheRequiredOne) {
+  int provided = -1;
+  MPI_Query_thread(&provided);
+  int argc = 0;
+  char** argv = nullptr;
+  {
+    adlib::Environment inner(argc, argv);
+    EXPECT_EQ(inner.thread_level(), provided);
+    EXPECT_GE(inner.thread_level(), adlib::Environment::required_thread_level());
+  }
+  if (provided >= MPI_THREAD_MULTIPLE) GTEST_SKIP() << "MPI provides every thread level";
+  // Asking for more than MPI provides: adlib::Error on every rank (every rank
+  // runs the same MPI), naming both levels; nothing is finalised.
+  int threw = 0;
+  try {
+    adlib::Environment inner(argc, argv, MPI_THREAD_MULTIPLE);
+  } catch (const adlib::Error& e) {
+    threw = 1;
+    EXPECT_NE(e.message().find("MPI_THREAD_MULTIPLE"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find(adlib::thread_level_name(provided)), std::string::npos)
+        << e.message();
+    EXPECT_EQ(e.operation(), "Environment");
+  }
+  EXPECT_EQ(threw, 1);
+  int finalized = 1;
+  MPI_Finalized(&finalized);
+  EXPECT_EQ(finalized, 0);
+  EXPECT_TRUE(Kokkos::is_initialized());
+}
+
+TEST(Environment, ThreadLevelError) {
+  EXPECT_EQ(adlib::thread_level_error(MPI_THREAD_FUNNELED, MPI_THREAD_FUNNELED), "");
+  EXPECT_EQ(adlib::thread_level_error(MPI_THREAD_MULTIPLE, MPI_THREAD_SINGLE), "");
+  EXPECT_EQ(adlib::thread_level_error(MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED),
+            "MPI provides MPI_THREAD_SINGLE, lower than the MPI_THREAD_FUNNELED required");
+}
+
+// Tags chosen together are the lowest free on every rank, whatever each
+// rank holds; lease_tag() alone would give different tags here.
+TEST(Comm, AgreedTagIsLowestFreeOnEveryRank) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  const int before = comm.live_tags();
+  std::vector<adlib::TagLease> held;
+  // Rank r holds r + 1 extra tags.
+  for (int k = 0; k <= comm.rank(); ++k) held.push_back(comm.lease_tag());
+  adlib::TagLease agreed = comm.lease_agreed_tag("", 42, "test");
+  int low = 0, high = 0, mine = agreed.tag();
+  MPI_Allreduce(&mine, &low, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&mine, &high, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(low, high);
+  // The highest rank holds the most: the agreed tag is just above its.
+  int highest_held = held.back().tag(), most = 0;
+  MPI_Allreduce(&highest_held, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(agreed.tag(), most + 1);
+  // A disagreement or a failure leases nothing.
+  const int live = comm.live_tags();
+  EXPECT_THROW(comm.lease_agreed_tag(comm.rank() == 0 ? "bad" : "", 42, "test"), adlib::Error);
+  if (comm.size() > 1) {
+    EXPECT_THROW(comm.lease_agreed_tag("", comm.rank() == 0 ? 1 : 2, "test"), adlib::Error);
+  }
+  EXPECT_EQ(comm.live_tags(), live);
+  held.clear();
+  agreed = adlib::TagLease();
+  EXPECT_EQ(comm.live_tags(), before);
 }
 
 }  // namespace

@@ -32,6 +32,29 @@ TEST(TagAllocator, LowestFreeFirstAndRecycled) {
   EXPECT_THROW(tags.acquire(), adlib::Error);
 }
 
+TEST(TagAllocator, TakeAChosenTag) {
+  adlib::TagAllocator tags(1, 200);
+  EXPECT_EQ(tags.acquire(), 1);
+  tags.take(5);  // 2..4 stay free
+  EXPECT_TRUE(tags.in_use(5));
+  EXPECT_THROW(tags.take(5), adlib::Error);
+  EXPECT_THROW(tags.take(0), adlib::Error);
+  EXPECT_THROW(tags.take(201), adlib::Error);
+  EXPECT_EQ(tags.acquire(), 2);
+  tags.take(3);
+  EXPECT_EQ(tags.acquire(), 4);
+  EXPECT_EQ(tags.acquire(), 6);
+  std::uint64_t mask[2];
+  tags.take(1 + 64 + 3);  // bit 3 of the second word
+  tags.usage_mask(1, mask, 2);
+  EXPECT_EQ(mask[0], std::uint64_t{0x3f});  // tags 1..6
+  EXPECT_EQ(mask[1], std::uint64_t{1} << 3);
+  tags.release(3);
+  tags.usage_mask(1, mask, 1);
+  EXPECT_EQ(mask[0], std::uint64_t{0x3b});
+  EXPECT_EQ(tags.acquire(), 3);  // released tags are reused first
+}
+
 TEST(TagAllocator, EmptyRangeRejected) {
   EXPECT_THROW(adlib::TagAllocator(5, 4), adlib::Error);
 }

@@ -99,7 +99,7 @@ TEST(TransferPolicy, FromEnvironment) {
   setenv("ADLIB_TRANSFER", "packed", 1);
   EXPECT_THROW(TransferPolicy::from_environment(), adlib::Error);
   setenv("ADLIB_TRANSFER", "auto", 1);
-  for (const char* bad : {"-1", "12kB", ""}) {
+  for (const char* bad : {"-1", "12kB", "+5", " 7"}) {
     setenv("ADLIB_DATATYPE_MIN_BYTES", bad, 1);
     EXPECT_THROW(TransferPolicy::from_environment(), adlib::Error) << bad;
   }

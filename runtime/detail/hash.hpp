@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Implementation detail: the hashes behind the fingerprints that schedule
+// constructors agree on across ranks.  Not part of the documented API.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+namespace adlib {
+namespace detail {
+
+constexpr std::uint64_t hash_start() {
+  return 1469598103934665603ull;  // FNV-1a offset basis
+}
+
+// Mixes one 64-bit value into h (FNV-1a over its eight bytes).
+constexpr std::uint64_t hash_mix(std::uint64_t h, std::uint64_t value) {
+  for (int byte = 0; byte < 8; ++byte) {
+    h ^= (value >> (8 * byte)) & 0xffu;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// The kinds of element type that differ on the wire even at equal size.
+enum class ElementKind : std::uint64_t { signed_integral = 1, unsigned_integral, floating, other };
+
+template <class T>
+constexpr ElementKind element_kind() {
+  if constexpr (std::is_floating_point<T>::value) return ElementKind::floating;
+  if constexpr (std::is_integral<T>::value)
+    return std::is_signed<T>::value ? ElementKind::signed_integral : ElementKind::unsigned_integral;
+  return ElementKind::other;
+}
+
+// Size, alignment and kind of the element type: schedules built for float
+// on one rank and double (or int) on another differ here.
+template <class T>
+constexpr std::uint64_t element_fingerprint() {
+  std::uint64_t h = hash_mix(hash_start(), sizeof(T));
+  h = hash_mix(h, alignof(T));
+  return hash_mix(h, static_cast<std::uint64_t>(element_kind<T>()));
+}
+
+}  // namespace detail
+}  // namespace adlib
