@@ -8,11 +8,15 @@
 //   none    WriteHalo: this dimension's ghost cells are not filled;
 //           Shift: destination elements that nothing shifts into are set
 //           to T{} (Fortran EOSHIFT's default boundary)
+//   mirror  WriteHalo only (PETSc's DM_BOUNDARY_MIRROR): the ghost at global
+//           index -k holds the element at k, the ghost at n-1+k the element
+//           at n-1-k; ghosts whose mirror image is outside the domain too
+//           are left as they are
 #pragma once
 
 namespace adlib {
 
-enum class Boundary { edge, cyclic, none };
+enum class Boundary { edge, cyclic, none, mirror };
 
 inline const char* boundary_name(Boundary b) {
   switch (b) {
@@ -22,6 +26,8 @@ inline const char* boundary_name(Boundary b) {
       return "cyclic";
     case Boundary::none:
       return "none";
+    case Boundary::mirror:
+      return "mirror";
   }
   return "?";
 }

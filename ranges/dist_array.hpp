@@ -21,6 +21,8 @@
 #include <vector>
 
 #include <adlib/ranges/array_layout.hpp>
+#include <adlib/ranges/local_box.hpp>
+#include <adlib/ranges/range_spec.hpp>
 #include <adlib/runtime/error.hpp>
 
 namespace adlib {
@@ -51,6 +53,14 @@ class DistArray {
             const std::string& label = "adlib::DistArray")
       : DistArray(ArrayLayout(group, std::vector<RangePtr>(ranges.begin(), ranges.end())), label) {}
 
+  // Ranges from factories, bound to the group's axes by position:
+  //   DistArray<double, 2> u(grid, {adlib::block(n).ghosts(1), adlib::cyclic(m)});
+  DistArray(const Group& group, const std::array<RangeSpec, Rank>& specs,
+            const std::string& label = "adlib::DistArray")
+      : DistArray(ArrayLayout(group, bind_ranges(group, std::vector<RangeSpec>(specs.begin(),
+                                                                               specs.end()))),
+                  label) {}
+
   DistArray(const ArrayLayout& layout, const std::string& label = "adlib::DistArray")
       : layout_(layout) {
     if (layout_.rank() != Rank)
@@ -74,6 +84,12 @@ class DistArray {
   // The owned block only (ghost cells excluded): a subview of local_view(),
   // indexed from 0 at the first owned element.
   auto owned_view() const { return owned_subview(std::make_index_sequence<Rank>{}); }
+
+  // This process's owned cells (ghosts excluded) and its whole allocation
+  // (ghosts included), per dimension, in local and global indices; usable
+  // inside kernels (see local_box.hpp).  Empty where the process holds no data.
+  LocalBox<Rank> owned_box() const { return adlib::owned_box<Rank>(layout_, rank_); }
+  LocalBox<Rank> ghost_box() const { return adlib::ghost_box<Rank>(layout_, rank_); }
 
   // True when both are this allocation or sections of it (the same answer
   // on every rank, unlike comparing data pointers, which are null where a
