@@ -279,6 +279,8 @@ class Shift : public detail::ShiftSchedule<T, Rank, MemorySpace> {
         std::uint64_t dst_layout)
       : Base(layout, "Shift"), amount_(amount), dim_(dim), mode_(mode) {
     if (error.empty()) error = this->dimension_error(dim);
+    if (error.empty() && mode == ShiftMode::mirror)
+      error = "Boundary::mirror is a halo boundary; a shift takes edge, cyclic or none";
     const std::string arguments = "amount " + std::to_string(amount) + " dim " +
                                   std::to_string(dim) + " mode " + detail::mode_name(mode);
     this->build(error, this->fingerprint(dst_layout, arguments), [&] {
@@ -333,6 +335,8 @@ class Skew : public detail::ShiftSchedule<T, Rank, MemorySpace> {
        std::string error, std::uint64_t dst_layout)
       : Base(layout, "Skew") {
     if (error.empty()) error = this->dimension_error(dim);
+    if (error.empty() && mode == ShiftMode::mirror)
+      error = "Boundary::mirror is a halo boundary; a shift takes edge, cyclic or none";
     std::vector<int> others;  // the dimensions other than dim, in order
     Index positions = 1;
     if (error.empty()) {

@@ -373,6 +373,12 @@ TEST(WriteHalo, MisuseIsRefusedOnEveryRank) {
                             "differ between ranks");
   H halo(a);
   expect_error_everywhere([&] { halo.execute(b); }, "schedule was built for");
+  // Mirror is a halo boundary: shifts refuse it.
+  adlib::DistArray<double, 1> c(grid, {plain});
+  expect_error_everywhere([&] { adlib::Shift<double, 1>(c, b, 1, 0, Boundary::mirror); },
+                          "halo boundary");
+  expect_error_everywhere([&] { adlib::Skew<double, 1>(c.layout(), {1}, 0, Boundary::mirror); },
+                          "halo boundary");
 }
 
 }  // namespace
