@@ -4,9 +4,7 @@
 // extents are the local allocation (ghost cells included).
 //
 //   adlib::ProcessGrid grid(comm, {2, 2});
-//   auto rows = std::make_shared<adlib::BlockRange>(100, grid.dim(0));
-//   auto cols = std::make_shared<adlib::CyclicRange>(60, grid.dim(1));
-//   adlib::DistArray<double, 2> a(grid, {rows, cols});
+//   adlib::DistArray<double, 2> a(grid, {adlib::block(100), adlib::cyclic(60)});
 //   a.fill([](auto g) { return double(g[0] * 60 + g[1]); });  // from global indices
 //   auto v = a.local_view();     // "think globally, act locally"
 //   auto s = a.section({adlib::Triplet{0, 99, 2}, adlib::Triplet{59, 0, -1}});  // shares memory
