@@ -10,10 +10,12 @@
 //   CyclicRange           element g on coordinate g mod P
 //   BlockCyclicRange      blocks of b elements dealt round-robin
 //   CollapsedRange        not distributed: every process of the array holds all
-//   GhostBlockRange       a BlockRange with low / high ghost widths (periodic or not)
+//   GhostBlockRange       a BlockRange with low / high ghost widths (kept for old code)
 //
-// Any block-like range (block, irregular, collapsed) may carry ghost widths,
-// of any size (wider than the extent too).
+// Users make them with the factories of range_spec.hpp (adlib::block(n),
+// cyclic(n), ... .ghosts(w).periodic()).  Any contiguous range (block,
+// irregular, collapsed) may carry ghost widths, of any size (wider than the
+// extent too).
 //
 // The central inquiry is owned_blocks(coord, section, first, last): the
 // elements of `section` (a Triplet of global indices) at positions
