@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <adlib/adlib.hpp>
+#include "custom_range.hpp"
 #include "expect_error_everywhere.hpp"
 #include "halo_reference.hpp"
 
@@ -291,6 +292,29 @@ TEST(WriteHalo, WideGhostsAndMirrorMatchTheSerialReference) {
     h.execute(u);
     EXPECT_EQ(check_all_cells(u, halo), 0) << "corners " << corners;
   }
+}
+
+// A distribution format adlib does not ship (custom_range.hpp), made through
+// its own factory: WriteHalo fills its ghosts like a built-in one's, with
+// every boundary, at every rank count.
+TEST(WriteHalo, ANewDistributionFormatWorksUnchanged) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  adlib::ProcessGrid grid = adlib::ProcessGrid::balanced(comm, 2);
+  std::vector<Index> rows(grid.extent(0)), cols(grid.extent(1));
+  for (size_t c = 0; c < rows.size(); ++c) rows[c] = Index(c % 3);      // 0, 1, 2, 0, ...
+  for (size_t c = 0; c < cols.size(); ++c) cols[c] = Index(3 - c % 3);  // 3, 2, 1, 3, ...
+  if (rows.back() == 0) rows.back() = 2;
+  adlib::DistArray<double, 2> u(grid, {adlib_test::listed_blocks(rows).ghosts(3, 2),
+                                       adlib_test::listed_blocks(cols).ghosts(2).periodic()});
+  for (Boundary row_mode : {Boundary::edge, Boundary::mirror, Boundary::none})
+    for (Boundary col_mode : {Boundary::cyclic, Boundary::mirror, Boundary::edge}) {
+      const adlib::HaloWidths halo{{3, 2}, {2, 2}, {row_mode, col_mode}, true};
+      adlib::WriteHalo<double, 2> h(u.layout(), halo);
+      fill_poisoned(u);
+      h.execute(u);
+      EXPECT_EQ(check_all_cells(u, halo), 0)
+          << adlib::boundary_name(row_mode) << " x " << adlib::boundary_name(col_mode);
+    }
 }
 
 // Owned cells get g0 * m + g1, computed in a kernel from the owned box (a

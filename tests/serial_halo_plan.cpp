@@ -19,7 +19,9 @@
 #include <adlib/ranges/block_range.hpp>
 #include <adlib/ranges/collapsed_range.hpp>
 #include <adlib/ranges/irregular_block_range.hpp>
+#include <adlib/ranges/range_spec.hpp>
 #include "block_reference.hpp"
+#include "custom_range.hpp"
 #include "halo_reference.hpp"
 
 namespace {
@@ -147,6 +149,34 @@ TEST(HaloPlan, WideGhostsAndMirrorIn1D) {
             ASSERT_EQ(adlib::check_halo(layout, halo), "");
             check_all_pairs<1>(layout, halo, P);
           }
+}
+
+// A distribution format adlib does not ship (custom_range.hpp: a Range
+// subclass answering the inquiries by brute force, no IntervalRange) plans
+// halos like the built-in ones: the halo code never learns its kind.
+TEST(HaloPlan, ANewContiguousRangeNeedsNoHaloCode) {
+  std::mt19937 rng(77);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int trial = 0; trial < 150; ++trial) {
+    const std::vector<int> shape = {pick(1, 4), pick(1, 3)};
+    adlib::ProcessGrid grid(shape);
+    std::vector<adlib::RangeSpec> specs;
+    adlib::HaloWidths halo;
+    for (int d = 0; d < 2; ++d) {
+      std::vector<Index> sizes(shape[d]);
+      for (auto& s : sizes) s = pick(0, 4);
+      const bool periodic = pick(0, 1);
+      const Index low = pick(0, 5), high = pick(0, 5);
+      specs.push_back(adlib_test::listed_blocks(sizes).ghosts(low, high).periodic(periodic));
+      halo.low.push_back(pick(0, int(low)));
+      halo.high.push_back(pick(0, int(high)));
+      halo.modes.push_back(random_mode(pick(0, 3), periodic));
+    }
+    halo.corners = pick(0, 1);
+    const adlib::ArrayLayout layout(grid, adlib::bind_ranges(grid, specs));
+    ASSERT_EQ(adlib::check_halo(layout, halo), "");
+    check_all_pairs<2>(layout, halo, grid.size());
+  }
 }
 
 // Mirror ghosts of a 3 x 5 array over 2 x 2 processes, spelled out: the
