@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // A distribution format that adlib does not ship, written the way a user
-// would: a Range subclass (not an IntervalRange) whose coordinate c owns an
-// explicit interval, answered by brute force.  The halo tests use it to show
-// that WriteHalo works with a new format through the Range inquiries alone.
+// would: a direct Range subclass whose coordinate c owns an explicit
+// interval, answered by brute force.  The halo tests use it to show that
+// WriteHalo works with a new format through the Range inquiries alone.
 #pragma once
 
 #include <algorithm>

@@ -151,9 +151,9 @@ TEST(HaloPlan, WideGhostsAndMirrorIn1D) {
           }
 }
 
-// A distribution format adlib does not ship (custom_range.hpp: a Range
-// subclass answering the inquiries by brute force, no IntervalRange) plans
-// halos like the built-in ones: the halo code never learns its kind.
+// A distribution format adlib does not ship (custom_range.hpp: a direct
+// Range subclass answering the inquiries by brute force) plans halos like
+// the built-in ones: the halo code never learns its kind.
 TEST(HaloPlan, ANewContiguousRangeNeedsNoHaloCode) {
   std::mt19937 rng(77);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
