@@ -18,8 +18,10 @@
 #include <adlib/ranges/collapsed_range.hpp>
 #include <adlib/ranges/dist_array.hpp>
 #include <adlib/ranges/irregular_block_range.hpp>
+#include <adlib/ranges/local_box.hpp>
 #include <adlib/ranges/process_grid.hpp>
 #include <adlib/ranges/range.hpp>
+#include <adlib/ranges/range_spec.hpp>
 #include <adlib/ranges/triplet.hpp>
 
 #include <adlib/schedules/block_mess_schedule.hpp>

@@ -8,11 +8,15 @@
 //   cyclic  periodic: indices wrap around the extent
 //   skip    this dimension is not exchanged at all: none of its ghost cells
 //           is filled, inside the domain or outside
+//   mirror  (PETSc's DM_BOUNDARY_MIRROR): the ghost at global index -k holds
+//           the element at k, the ghost at n-1+k the element at n-1-k;
+//           ghosts whose mirror image is outside the domain too are left as
+//           they are
 #pragma once
 
 namespace adlib {
 
-enum class Boundary { edge, cyclic, skip };
+enum class Boundary { edge, cyclic, skip, mirror };
 
 inline const char* boundary_name(Boundary b) {
   switch (b) {
@@ -22,6 +26,8 @@ inline const char* boundary_name(Boundary b) {
       return "cyclic";
     case Boundary::skip:
       return "skip";
+    case Boundary::mirror:
+      return "mirror";
   }
   return "?";
 }
@@ -33,6 +39,7 @@ inline bool is_valid_boundary(Boundary b) {
     case Boundary::edge:
     case Boundary::cyclic:
     case Boundary::skip:
+    case Boundary::mirror:
       return true;
   }
   return false;

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include <adlib/ranges/interval_range.hpp>
+#include <adlib/ranges/detail/index_math.hpp>
 
 namespace adlib {
 
@@ -25,10 +25,46 @@ bool has_halo(const HaloWidths& halo, int d) {
   return halo.modes[d] != Boundary::skip && (halo.low[d] > 0 || halo.high[d] > 0);
 }
 
-// Unwrapping shifts: data at global g appears to a holder at g + k.
-std::vector<Index> shifts(const HaloWidths& halo, int d, Index extent) {
-  if (halo.modes[d] == Boundary::cyclic) return {-extent, 0, extent};
-  return {0};
+// One linear piece of the boundary map along a dimension: a holder's cell at
+// unwrapped global index g in [begin, end) copies the element at
+// sign * g + offset.  Segments are disjoint; indices in none of them are not
+// filled (edge: outside the domain; mirror: reflected outside it too).
+struct Segment {
+  Index begin, end, sign, offset;
+};
+
+std::vector<Segment> segments(const HaloWidths& halo, int d, Index n) {
+  std::vector<Segment> out;
+  if (n == 0) return out;
+  if (halo.modes[d] == Boundary::cyclic) {
+    // Every wrap that a ghost region of widths low / high can reach.
+    using detail::index_math::ceil_div;
+    for (Index k = -ceil_div(halo.low[d], n); k <= ceil_div(halo.high[d], n); ++k)
+      out.push_back({k * n, (k + 1) * n, 1, -k * n});
+  } else if (halo.modes[d] == Boundary::mirror) {
+    out.push_back({-(n - 1), 0, -1, 0});           // -k copies k
+    out.push_back({0, n, 1, 0});                   // the domain itself
+    out.push_back({n, 2 * n - 1, -1, 2 * n - 2});  // n-1+k copies n-1-k
+  } else {
+    out.push_back({0, n, 1, 0});
+  }
+  return out;
+}
+
+// Unwrapped indices of `seg` that copy an element of [begin, end).
+Interval preimage(const Segment& seg, const Interval& source) {
+  Interval g = seg.sign > 0 ? Interval{source.begin - seg.offset, source.end - seg.offset}
+                            : Interval{seg.offset - source.end + 1, seg.offset - source.begin + 1};
+  return Interval{std::max(g.begin, seg.begin), std::min(g.end, seg.end)};
+}
+
+// The elements that the unwrapped indices [a, b) of `seg` copy.
+Interval image(const Segment& seg, Index a, Index b) {
+  a = std::max(a, seg.begin);
+  b = std::min(b, seg.end);
+  if (a >= b) return Interval{0, 0};
+  return seg.sign > 0 ? Interval{a + seg.offset, b + seg.offset}
+                      : Interval{seg.offset - b + 1, seg.offset - a + 1};
 }
 
 // Pieces between owner coordinate `o` and holder coordinate `h` along d,
@@ -47,23 +83,25 @@ std::vector<HaloPiece> pieces_between(const ArrayLayout& layout, const HaloWidth
           {Region::owned, b.count, b.local_base, b.local_step, b.local_base, b.local_step});
     return out;
   }
-  const auto& r = static_cast<const IntervalRange&>(range);
-  const Index gl = r.ghost_low(), wl = halo.low[d], wh = halo.high[d];
-  const Index s_o = r.block_start(o), e_o = r.block_start(o + 1);
-  const Index s_h = r.block_start(h), e_h = r.block_start(h + 1);
-  if (s_o == e_o) return out;
+  const Index gl = range.ghost_low(), wl = halo.low[d], wh = halo.high[d];
+  const Interval owner = range.owned_interval(o), holder = range.owned_interval(h);
+  if (owner.count() == 0) return out;
   struct Span {
     Region region;
     Index begin, end, local;  // unwrapped global [begin, end) at local position `local`
   };
-  const Span spans[3] = {{Region::low, s_h - wl, s_h, gl - wl},
-                         {Region::owned, s_h, e_h, gl},
-                         {Region::high, e_h, e_h + wh, gl + (e_h - s_h)}};
+  const Span spans[3] = {{Region::low, holder.begin - wl, holder.begin, gl - wl},
+                         {Region::owned, holder.begin, holder.end, gl},
+                         {Region::high, holder.end, holder.end + wh, gl + holder.count()}};
+  const std::vector<Segment> segs = segments(halo, d, range.extent());
   for (const Span& span : spans)
-    for (Index k : shifts(halo, d, r.extent())) {
-      const Index a = std::max(span.begin, s_o + k), b = std::min(span.end, e_o + k);
+    for (const Segment& seg : segs) {
+      const Interval pre = preimage(seg, owner);
+      const Index a = std::max(span.begin, pre.begin), b = std::min(span.end, pre.end);
       if (a >= b) continue;
-      out.push_back({span.region, b - a, gl + (a - k - s_o), 1, span.local + (a - span.begin), 1});
+      const Index source = seg.sign * a + seg.offset;
+      out.push_back({span.region, b - a, gl + (source - owner.begin), seg.sign,
+                     span.local + (a - span.begin), 1});
     }
   std::sort(out.begin(), out.end(), [](const HaloPiece& x, const HaloPiece& y) {
     return x.region != y.region ? x.region < y.region : x.holder_local < y.holder_local;
@@ -71,39 +109,32 @@ std::vector<HaloPiece> pieces_between(const ArrayLayout& layout, const HaloWidth
   return out;
 }
 
-// Coordinates c along d whose interval, shifted by each wrap, meets the
-// unwrapped global interval [a, b) widened by `below` / `above`: the
-// holders of an owner's interval (widened by the ghost widths) or the owners
-// of a holder's regions.  Binary search on the block starts.
-std::vector<int> coords_meeting(const IntervalRange& r, const std::vector<Index>& wraps, Index a,
-                                Index b, Index below, Index above) {
+// Coordinates c along the range whose interval [start, end) satisfies
+// start - below < b and end + above > a: the holders whose ghost-widened
+// interval meets [a, b), or (below = above = 0) the owners of elements in
+// [a, b).  Binary search on the intervals, which follow each other.
+void coords_meeting(const Range& r, Index a, Index b, Index below, Index above,
+                    std::vector<int>& coords) {
   const int P = r.process_count();
-  std::vector<int> coords;
-  for (Index k : wraps) {
-    // c with start(c) - below < b + k  and  end(c) + above > a + k.
-    int lo = 0, hi = P;  // first c with end(c) + above > a + k
-    while (lo < hi) {
-      const int mid = (lo + hi) / 2;
-      if (r.block_start(mid + 1) + above > a + k)
-        hi = mid;
-      else
-        lo = mid + 1;
-    }
-    const int first = lo;
-    lo = 0;
-    hi = P;  // first c with start(c) - below >= b + k
-    while (lo < hi) {
-      const int mid = (lo + hi) / 2;
-      if (r.block_start(mid) - below >= b + k)
-        hi = mid;
-      else
-        lo = mid + 1;
-    }
-    for (int c = first; c < lo; ++c) coords.push_back(c);
+  int lo = 0, hi = P;  // first c with end(c) + above > a
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (r.owned_interval(mid).end + above > a)
+      hi = mid;
+    else
+      lo = mid + 1;
   }
-  std::sort(coords.begin(), coords.end());
-  coords.erase(std::unique(coords.begin(), coords.end()), coords.end());
-  return coords;
+  const int first = lo;
+  lo = 0;
+  hi = P;  // first c with start(c) - below >= b
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (r.owned_interval(mid).begin - below >= b)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  for (int c = first; c < lo; ++c) coords.push_back(c);
 }
 
 using PeerPieces = std::vector<std::pair<int, std::vector<HaloPiece>>>;
@@ -117,18 +148,22 @@ PeerPieces dimension_pieces(const ArrayLayout& layout, const HaloWidths& halo, i
   if (!has_halo(halo, d)) {
     candidates.push_back(me);
   } else {
-    const auto& r = static_cast<const IntervalRange&>(layout.range(d));
+    const Range& r = layout.range(d);
     const Index wl = halo.low[d], wh = halo.high[d];
-    std::vector<Index> wraps = shifts(halo, d, r.extent());
-    if (owning) {
-      // Holders whose [start - wl, end + wh) meets my interval (shifted).
-      candidates = coords_meeting(r, wraps, r.block_start(me), r.block_start(me + 1), wl, wh);
-    } else {
-      // Owners whose interval, shifted back, meets my [start - wl, end + wh).
-      for (Index& k : wraps) k = -k;
-      candidates =
-          coords_meeting(r, wraps, r.block_start(me) - wl, r.block_start(me + 1) + wh, 0, 0);
+    const Interval mine = r.owned_interval(me);
+    for (const Segment& seg : segments(halo, d, r.extent())) {
+      if (owning) {
+        // Holders whose [start - wl, end + wh) meets the indices copying mine.
+        const Interval pre = preimage(seg, mine);
+        if (pre.begin < pre.end) coords_meeting(r, pre.begin, pre.end, wl, wh, candidates);
+      } else {
+        // Owners of the elements my [start - wl, end + wh) copies.
+        const Interval img = image(seg, mine.begin - wl, mine.end + wh);
+        if (img.begin < img.end) coords_meeting(r, img.begin, img.end, 0, 0, candidates);
+      }
     }
+    std::sort(candidates.begin(), candidates.end());
+    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
   }
   for (int c : candidates) {
     auto pieces =
@@ -214,7 +249,7 @@ std::string check_halo(const ArrayLayout& layout, const HaloWidths& halo) {
              where + " exceed the ghost extension " + std::to_string(r.ghost_low()) + "/" +
              std::to_string(r.ghost_high()) + " of " + r.describe();
     if (halo.low[d] + halo.high[d] == 0) continue;
-    if (!dynamic_cast<const IntervalRange*>(&r))
+    if (!r.contiguous())
       return "dimension " + std::to_string(d) + " (" + r.describe() + ") has no ghost cells";
     if (halo.modes[d] == Boundary::cyclic && !r.periodic())
       return "a cyclic boundary" + where + " needs a periodic range, not " + r.describe();

@@ -3,17 +3,21 @@
 // layout alone (no MPI), so it can be computed for simulated process counts.
 //
 // Along each dimension with a halo, a process's local allocation holds three
-// regions: the low ghost cells (global indices start-w_low .. start-1), the
-// owned interval, and the high ghost cells (end .. end+w_high-1); with a
-// cyclic boundary the ghost indices wrap around the extent, with an edge
-// boundary those outside the domain are simply not filled.  For an owner o
-// and a holder h the pieces along a dimension are the holder's regions
-// intersected with the owner's interval (every wrap considered), sorted by
-// (region, position in the holder): both ends compute the same list.  A block
-// of a message is a product of one piece per dimension in which at least one
-// piece is a ghost region (exactly one with Stencil::faces); owned x owned is the
-// holder's own data and never moves.  Holders are found by binary search on
-// the block starts, so a rank's plan costs O(neighbours * log P).
+// regions: the low ghost cells (unwrapped global indices start-w_low ..
+// start-1), the owned interval, and the high ghost cells (end ..
+// end+w_high-1).  The boundary maps each unwrapped index to the element it
+// copies, piecewise linearly: cyclic wraps around the extent (as often as
+// the widths need), mirror reflects (-k copies k, n-1+k copies n-1-k), and
+// edge copies nothing outside the domain.  For an owner o and a holder h the
+// pieces along a dimension are the holder's regions intersected with the
+// preimages of the owner's interval, sorted by (region, position in the
+// holder): both ends compute the same list.  A block of a message is a
+// product of one piece per dimension in which at least one piece is a ghost
+// region (exactly one with Stencil::faces); owned x owned is the holder's own
+// data and never moves.  Only Range inquiries are used (contiguous(),
+// owned_interval(), ghost widths), so any contiguous Range works; holders
+// are found by binary search on the owned intervals, so a rank's plan costs
+// O(neighbours * log P).
 #pragma once
 
 #include <string>

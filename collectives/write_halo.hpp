@@ -2,9 +2,8 @@
 // WriteHalo: fill the ghost cells of a ghost-extended array from the
 // processes that own those elements (Adlib's writeHalo).
 //
-//   auto rows = std::make_shared<adlib::GhostBlockRange>(n, grid.dim(0), 1, 1);
-//   auto cols = std::make_shared<adlib::GhostBlockRange>(n, grid.dim(1), 1, 1, /*periodic=*/true);
-//   adlib::DistArray<double, 2> u(grid, {rows, cols}), v(grid, {rows, cols});
+//   adlib::DistArray<double, 2> u(grid, {adlib::block(n).ghosts(1),
+//                                        adlib::block(n).ghosts(1).periodic()});
 //   adlib::WriteHalo halo(u);                     // every ghost cell, corners included
 //   for (int step = 0; step < steps; ++step) {
 //     halo.start(u);                              // messages posted, local copies done
@@ -17,8 +16,9 @@
 // Per dimension: low and high widths up to the range's ghost extension (a
 // width wider than a neighbour's block takes data from next-nearest
 // processes), and a Boundary: edge (ghosts outside the domain are left
-// alone), cyclic (periodic; the range must be periodic) or skip (this
-// dimension's ghosts are not filled).  A Stencil chooses box (corners
+// alone), cyclic (periodic; the range must be periodic), mirror (-k copies
+// k, n-1+k copies n-1-k) or skip (this dimension's ghosts are not filled).
+// Ghost widths may exceed the extent.  A Stencil chooses box (corners
 // included) or faces (cells that are a ghost along one dimension only).
 // Planned from the layout alone (plan_write_halo); the constructor's only
 // communication is the agreement on its arguments.  Execution checks that

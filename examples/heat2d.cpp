@@ -79,19 +79,19 @@ double mode(Index i, Index j, Index n) {
 }
 
 // Local index bounds of this rank's owned cells, widened by `e` cells but
-// kept inside the global domain: [lo, hi) per dimension.
+// kept inside the global domain: [lo, hi) per dimension, from the owned box
+// (local and global corners of the owned block).
 struct Box {
   Index lo[2], hi[2];
 };
 Box widened(const Field& a, Index e) {
+  const adlib::LocalBox<2> owned = a.owned_box();
   Box b;
   for (int d = 0; d < 2; ++d) {
-    const auto& r = dynamic_cast<const adlib::IntervalRange&>(a.layout().range(d));
-    const int c = a.layout().coordinate(a.process_rank(), d);
-    const Index w = r.ghost_low(), start = r.block_start(c), end = r.block_start(c + 1);
-    const Index first = std::max<Index>(start - e, 0), last = std::min<Index>(end + e, r.extent());
-    b.lo[d] = w + first - start;
-    b.hi[d] = w + last - start;
+    const Index start = owned.global_begin(d), end = start + owned.extent(d);
+    const Index first = std::max<Index>(start - e, 0), last = std::min<Index>(end + e, a.extent(d));
+    b.lo[d] = owned.begin(d) - (start - first);
+    b.hi[d] = owned.end(d) + (last - end);
   }
   return b;
 }
@@ -137,9 +137,8 @@ int main(int argc, char** argv) {
     adlib::ProcessGrid grid =
         o.grid.empty() ? adlib::ProcessGrid::balanced(comm, 2) : adlib::ProcessGrid(comm, o.grid);
     const Index w = std::min<Index>(o.ghost, o.n);
-    auto rows = std::make_shared<adlib::GhostBlockRange>(o.n, grid.dim(0), w, w);
-    auto cols = std::make_shared<adlib::GhostBlockRange>(o.n, grid.dim(1), w, w);
-    Field u(grid, {rows, cols}, "u"), v(grid, {rows, cols}, "v");
+    Field u(grid, {adlib::block(o.n).ghosts(w), adlib::block(o.n).ghosts(w)}, "u");
+    Field v(u.layout(), "v");
     u.fill([&](auto g) { return mode(g[0], g[1], o.n); });
 
     MPI_Barrier(MPI_COMM_WORLD);

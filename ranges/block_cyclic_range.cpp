@@ -57,6 +57,11 @@ Index BlockCyclicRange::global_index(int coord, Index local) const {
   return g;
 }
 
+LocalMap BlockCyclicRange::local_map(int coord) const {
+  check_coord(coord, "local_map");
+  return LocalMap{shifted(coord) * block_, block_, block_ * process_count()};
+}
+
 bool BlockCyclicRange::per_phase(const Triplet& section) const {
   // Per tile, a block is a run of about block / |stride| elements that are
   // close in memory; per phase, a block strides over whole cycles.  Tiles win

@@ -37,6 +37,7 @@ class BlockCyclicRange : public Range {
   void owners(const Triplet& indices, std::vector<int>& coords) const override;
   Owner owner(Index global) const override;
   Index global_index(int coord, Index local) const override;
+  LocalMap local_map(int coord) const override;
   std::string describe() const override;
 
  private:

@@ -5,7 +5,8 @@
 //
 //   auto rows = std::make_shared<adlib::BlockRange>(1000, grid.dim(0));
 //
-// Optional ghost widths make it a ghost-extended block (see GhostBlockRange).
+// Optional ghost widths make it a ghost-extended block.  Users write
+// adlib::block(n).ghosts(w) (range_spec.hpp), the one public spelling.
 #pragma once
 
 #include <adlib/ranges/interval_range.hpp>
@@ -22,9 +23,8 @@ class BlockRange : public IntervalRange {
 
 // A BlockRange whose local blocks carry ghost cells: `low` below and `high`
 // above the owned interval, filled by halo exchanges; `periodic` means the
-// ghosts of the first and last blocks wrap around.
-//
-//   auto x = std::make_shared<adlib::GhostBlockRange>(n, grid.dim(0), 1, 1, /*periodic=*/false);
+// ghosts of the first and last blocks wrap around.  Kept so that existing
+// code compiles; new code writes adlib::block(n).ghosts(low, high).periodic().
 class GhostBlockRange : public BlockRange {
  public:
   GhostBlockRange(Index extent, const Dimension& dimension, Index low, Index high,

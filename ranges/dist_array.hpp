@@ -4,9 +4,7 @@
 // extents are the local allocation (ghost cells included).
 //
 //   adlib::ProcessGrid grid(comm, {2, 2});
-//   auto rows = std::make_shared<adlib::BlockRange>(100, grid.dim(0));
-//   auto cols = std::make_shared<adlib::CyclicRange>(60, grid.dim(1));
-//   adlib::DistArray<double, 2> a(grid, {rows, cols});
+//   adlib::DistArray<double, 2> a(grid, {adlib::block(100), adlib::cyclic(60)});
 //   a.fill([](auto g) { return double(g[0] * 60 + g[1]); });  // from global indices
 //   auto v = a.local_view();     // "think globally, act locally"
 //   auto s = a.section({adlib::Triplet{0, 99, 2}, adlib::Triplet{59, 0, -1}});  // shares memory
@@ -35,6 +33,8 @@
 #include <vector>
 
 #include <adlib/ranges/array_layout.hpp>
+#include <adlib/ranges/local_box.hpp>
+#include <adlib/ranges/range_spec.hpp>
 #include <adlib/runtime/error.hpp>
 
 namespace adlib {
@@ -64,6 +64,14 @@ class DistArray {
   DistArray(const Group& group, const std::array<RangePtr, Rank>& ranges,
             const std::string& label = "adlib::DistArray")
       : DistArray(ArrayLayout(group, std::vector<RangePtr>(ranges.begin(), ranges.end())), label) {}
+
+  // Ranges from factories, bound to the group's axes by position:
+  //   DistArray<double, 2> u(grid, {adlib::block(n).ghosts(1), adlib::cyclic(m)});
+  DistArray(const Group& group, const std::array<RangeSpec, Rank>& specs,
+            const std::string& label = "adlib::DistArray")
+      : DistArray(ArrayLayout(group, bind_ranges(group, std::vector<RangeSpec>(specs.begin(),
+                                                                               specs.end()))),
+                  label) {}
 
   DistArray(const ArrayLayout& layout, const std::string& label = "adlib::DistArray")
       : layout_(layout) {
@@ -137,6 +145,12 @@ class DistArray {
   // The owned block only (ghost cells excluded): a subview of local_view(),
   // indexed from 0 at the first owned element.
   auto owned_view() const { return owned_subview(std::make_index_sequence<Rank>{}); }
+
+  // This process's owned cells (ghosts excluded) and its whole allocation
+  // (ghosts included), per dimension, in local and global indices; usable
+  // inside kernels (see local_box.hpp).  Empty where the process holds no data.
+  LocalBox<Rank> owned_box() const { return adlib::owned_box<Rank>(layout_, rank_); }
+  LocalBox<Rank> ghost_box() const { return adlib::ghost_box<Rank>(layout_, rank_); }
 
   // True when both are this allocation or sections of it (the same answer
   // on every rank, unlike comparing data pointers, which are null where a

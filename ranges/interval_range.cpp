@@ -45,6 +45,16 @@ void IntervalRange::owners(const Triplet& indices, std::vector<int>& coords) con
   }
 }
 
+Interval IntervalRange::owned_interval(int coord) const {
+  check_coord(coord, "owned_interval");
+  return Interval{block_start(coord), block_start(coord + 1)};
+}
+
+LocalMap IntervalRange::local_map(int coord) const {
+  check_coord(coord, "local_map");
+  return LocalMap{block_start(coord) - ghost_low(), LocalMap::kNoTile, LocalMap::kNoTile};
+}
+
 Owner IntervalRange::owner(Index global) const {
   check_global(global, "owner");
   const int c = coord_of(global);

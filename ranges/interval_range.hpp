@@ -19,6 +19,9 @@ class IntervalRange : public Range {
   void owners(const Triplet& indices, std::vector<int>& coords) const override;
   Owner owner(Index global) const override;
   Index global_index(int coord, Index local) const override;
+  bool contiguous() const override { return true; }
+  Interval owned_interval(int coord) const override;
+  LocalMap local_map(int coord) const override;
 
   // First global index of `coord`'s interval; block_start(process_count()) == extent().
   virtual Index block_start(int coord) const = 0;

@@ -17,10 +17,11 @@ Range::Range(Index extent, std::optional<Dimension> dimension, Index ghost_low, 
     throw Error("negative ghost width (" + std::to_string(ghost_low) + ", " +
                     std::to_string(ghost_high) + ")",
                 -1, "Range");
-  if (ghost_low > extent || ghost_high > extent)
-    throw Error("ghost width (" + std::to_string(ghost_low) + ", " + std::to_string(ghost_high) +
-                    ") is larger than the extent " + std::to_string(extent),
-                -1, "Range");
+}
+
+Interval Range::owned_interval(int) const {
+  throw Error(describe() + " does not give each process one interval of global indices", -1,
+              "Range::owned_interval");
 }
 
 std::string Range::describe_common() const {

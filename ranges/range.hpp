@@ -10,9 +10,12 @@
 //   CyclicRange           element g on coordinate g mod P
 //   BlockCyclicRange      blocks of b elements dealt round-robin
 //   CollapsedRange        not distributed: every process of the array holds all
-//   GhostBlockRange       a BlockRange with low / high ghost widths (periodic or not)
+//   GhostBlockRange       a BlockRange with low / high ghost widths (kept for old code)
 //
-// Any block-like range (block, irregular, collapsed) may carry ghost widths.
+// Users make them with the factories of range_spec.hpp (adlib::block(n),
+// cyclic(n), ... .ghosts(w).periodic()).  Any contiguous range (block,
+// irregular, collapsed) may carry ghost widths, of any size (wider than the
+// extent too).
 //
 // The central inquiry is owned_blocks(coord, section, first, last): the
 // elements of `section` (a Triplet of global indices) at positions
@@ -33,6 +36,28 @@
 #include <adlib/ranges/triplet.hpp>
 
 namespace adlib {
+
+// A half-open interval [begin, end) of global indices.
+struct Interval {
+  Index begin = 0;
+  Index end = 0;
+  Index count() const { return end - begin; }
+  bool operator==(const Interval& o) const { return begin == o.begin && end == o.end; }
+};
+
+// How local positions l = 0, 1, ... of one process map to global indices
+// along one dimension:
+//   global(l) = base + (l / tile) * period + l % tile
+// Contiguous ranges have tile = period = kNoTile (global = base + l, base =
+// first owned index - ghost_low, so ghost cells get the unwrapped global
+// indices next to the owned interval: below 0 or at / above the extent at
+// the ends of the domain); block-cyclic has tile = b, period = P * b.
+struct LocalMap {
+  static constexpr Index kNoTile = Index(1) << 62;
+  Index base = 0;
+  Index tile = kNoTile;
+  Index period = kNoTile;
+};
 
 class Range {
  public:
@@ -70,6 +95,21 @@ class Range {
   virtual Owner owner(Index global) const = 0;
   // `local` is a local position (ghost offset included) of an owned element.
   virtual Index global_index(int coord, Index local) const = 0;
+
+  // Contiguity: does every coordinate own one interval of consecutive global
+  // indices, the intervals in increasing coordinate order (block, irregular
+  // block, collapsed)?  Only such ranges carry ghost cells, and halo
+  // exchanges plan through owned_interval() alone.
+  virtual bool contiguous() const { return false; }
+  // The global indices [begin, end) that `coord` owns (begin == end when it
+  // owns nothing; end of coord == begin of coord + 1).  Throws unless
+  // contiguous().
+  virtual Interval owned_interval(int coord) const;
+
+  // The closed form of global_index(coord, .) over the whole local
+  // allocation of `coord` (ghosts included, see LocalMap): what owned and
+  // ghost boxes evaluate inside kernels.
+  virtual LocalMap local_map(int coord) const = 0;
 
   // A one-line description that identifies the distribution exactly.
   virtual std::string describe() const = 0;

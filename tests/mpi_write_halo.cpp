@@ -2,7 +2,8 @@
 // WriteHalo against a serial reference: for random ghost-extended layouts
 // (block, irregular with empty blocks, collapsed, periodic or not; 1-D to
 // 3-D; grids of every shape, some smaller than the communicator), random
-// widths up to the ghost extension, every boundary and both stencils, every
+// widths up to the ghost extension (wider than the extent too), every
+// boundary (mirror included) and both stencils, every
 // local cell (ghosts included) must hold the value of the global element it
 // stands for, or stay poisoned where the halo does not reach.
 #include <gtest/gtest.h>
@@ -17,7 +18,9 @@
 #include <vector>
 
 #include <adlib/adlib.hpp>
+#include "custom_range.hpp"
 #include "expect_error_everywhere.hpp"
+#include "halo_reference.hpp"
 
 namespace {
 
@@ -44,35 +47,13 @@ std::vector<int> grid_shape(int p, int k, std::mt19937& rng) {
   return shape;
 }
 
-// The value a local cell must hold after the exchange (or kPoison).
+// The value a local cell must hold after the exchange (or kPoison), from the
+// serial reference of halo_reference.hpp.
 template <int R>
 double expected(const adlib::ArrayLayout& layout, const adlib::HaloWidths& halo, int me,
                 const std::array<Index, R>& local) {
-  Index linear = 0;
-  int ghosts = 0;
-  bool reached = true;
-  for (int d = 0; d < R; ++d) {
-    const adlib::Range& r = layout.range(d);
-    const auto& interval = dynamic_cast<const adlib::IntervalRange&>(r);
-    const int c = layout.coordinate(me, d);
-    const Index start = interval.block_start(c), count = r.local_count(c);
-    const Index gl = r.ghost_low(), n = r.extent();
-    Index g = start - gl + local[d];  // unwrapped global index
-    const bool low = local[d] < gl, high = local[d] >= gl + count;
-    if (low || high) {
-      ++ghosts;
-      const bool within = low ? local[d] >= gl - halo.low[d] : local[d] < gl + count + halo.high[d];
-      if (!within || halo.modes[d] == Boundary::skip) reached = false;
-      if (g < 0 || g >= n) {
-        if (halo.modes[d] != Boundary::cyclic) reached = false;
-        g = ((g % n) + n) % n;
-      }
-    }
-    linear = linear * n + g;
-  }
-  if (ghosts == 0) return double(linear);  // owned: untouched by the halo
-  if (!reached || (halo.stencil == adlib::Stencil::faces && ghosts > 1)) return kPoison;
-  return double(linear);
+  const adlib_test::HaloCell cell = adlib_test::halo_cell<R>(layout, halo, me, local);
+  return cell.filled ? double(cell.linear) : kPoison;
 }
 
 template <int R>
@@ -123,9 +104,9 @@ Config random_config(const adlib::ProcessGrid& grid, const std::vector<int>& axi
       n = 0;
       for (auto& s : sizes) n += s = pick(0, 4);  // empty blocks included
     }
-    // Ghost widths up to 3, never beyond the extent (refused, see Misuse).
-    const adlib::Ghosts ghosts{std::min<Index>(pick(0, 3), n), std::min<Index>(pick(0, 3), n),
-                               periodic};
+    // Ghost widths up to 3, or (one dimension in four) up to 3 beyond the extent.
+    const int widest = pick(0, 3) == 0 ? int(n) + 3 : 3;
+    const adlib::Ghosts ghosts{pick(0, widest), pick(0, widest), periodic};
     if (axis_of[d] < 0)
       c.ranges.push_back(std::make_shared<adlib::CollapsedRange>(n, ghosts));
     else if (irregular)
@@ -136,10 +117,11 @@ Config random_config(const adlib::ProcessGrid& grid, const std::vector<int>& axi
     const adlib::Range& r = *c.ranges.back();
     c.halo.low.push_back(pick(0, int(r.ghost_low())));
     c.halo.high.push_back(pick(0, int(r.ghost_high())));
-    const int mode = pick(0, 2);
-    c.halo.modes.push_back(mode == 0
-                               ? Boundary::skip
-                               : (mode == 1 && r.periodic() ? Boundary::cyclic : Boundary::edge));
+    const int mode = pick(0, 3);
+    c.halo.modes.push_back(mode == 0                     ? Boundary::skip
+                           : mode == 3                   ? Boundary::mirror
+                           : (mode == 1 && r.periodic()) ? Boundary::cyclic
+                                                         : Boundary::edge);
   }
   c.halo.stencil = pick(0, 1) == 1 ? adlib::Stencil::box : adlib::Stencil::faces;
   return c;
@@ -344,6 +326,116 @@ TEST(WriteHalo, SeveralArraysCheckedBeforeAnythingIsPosted) {
   for (auto* a : {&u, &v, &w}) fill_poisoned(*a);
   adlib::write_halo(u, v, w);
   for (auto* a : {&u, &v, &w}) EXPECT_EQ(check_all_cells(*a, full), 0);
+}
+
+// Ghosts wider than the extent on non-periodic dimensions, with edge and
+// mirror boundaries, over uneven blocks (empty ones at 4 ranks): the cells
+// outside the domain stay untouched with edge, hold the reflection with
+// mirror (and stay untouched where the reflection leaves the domain too).
+TEST(WriteHalo, WideGhostsAndMirrorMatchTheSerialReference) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  adlib::ProcessGrid line(comm, {comm.size()});
+  for (Index n : {1, 2, 3, 5}) {
+    for (Boundary mode : {Boundary::edge, Boundary::mirror}) {
+      adlib::DistArray<double, 1> a(line, {adlib::block(n).ghosts(n + 2, n + 1)});
+      const adlib::HaloWidths halo{{n + 2}, {n + 1}, {mode}, adlib::Stencil::box};
+      adlib::WriteHalo<double, 1> h(a.layout(), halo);
+      fill_poisoned(a);
+      h.execute(a);
+      EXPECT_EQ(check_all_cells(a, halo), 0) << "n " << n << " " << adlib::boundary_name(mode);
+    }
+  }
+  adlib::ProcessGrid grid = adlib::ProcessGrid::balanced(comm, 2);
+  std::vector<Index> sizes(grid.extent(1), 0);
+  sizes.back() = 3;  // every column on the last coordinate, empty blocks elsewhere
+  adlib::DistArray<double, 2> u(
+      grid, {adlib::block(4).ghosts(5, 2), adlib::irregular_block(sizes).ghosts(2, 4)});
+  for (adlib::Stencil stencil : {adlib::Stencil::faces, adlib::Stencil::box}) {
+    const adlib::HaloWidths halo{{5, 1}, {2, 4}, {Boundary::mirror, Boundary::edge}, stencil};
+    adlib::WriteHalo<double, 2> h(u.layout(), halo);
+    fill_poisoned(u);
+    h.execute(u);
+    EXPECT_EQ(check_all_cells(u, halo), 0) << adlib::stencil_name(stencil);
+  }
+}
+
+// A distribution format adlib does not ship (custom_range.hpp), made through
+// its own factory: WriteHalo fills its ghosts like a built-in one's, with
+// every boundary, at every rank count.
+TEST(WriteHalo, ANewDistributionFormatWorksUnchanged) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  adlib::ProcessGrid grid = adlib::ProcessGrid::balanced(comm, 2);
+  std::vector<Index> rows(grid.extent(0)), cols(grid.extent(1));
+  for (size_t c = 0; c < rows.size(); ++c) rows[c] = Index(c % 3);      // 0, 1, 2, 0, ...
+  for (size_t c = 0; c < cols.size(); ++c) cols[c] = Index(3 - c % 3);  // 3, 2, 1, 3, ...
+  if (rows.back() == 0) rows.back() = 2;
+  adlib::DistArray<double, 2> u(grid, {adlib_test::listed_blocks(rows).ghosts(3, 2),
+                                       adlib_test::listed_blocks(cols).ghosts(2).periodic()});
+  for (Boundary row_mode : {Boundary::edge, Boundary::mirror, Boundary::skip})
+    for (Boundary col_mode : {Boundary::cyclic, Boundary::mirror, Boundary::edge}) {
+      const adlib::HaloWidths halo{{3, 2}, {2, 2}, {row_mode, col_mode}, adlib::Stencil::box};
+      adlib::WriteHalo<double, 2> h(u.layout(), halo);
+      fill_poisoned(u);
+      h.execute(u);
+      EXPECT_EQ(check_all_cells(u, halo), 0)
+          << adlib::boundary_name(row_mode) << " x " << adlib::boundary_name(col_mode);
+    }
+}
+
+// Owned cells get g0 * m + g1, computed in a kernel from the owned box (a
+// free function: nvcc wants device lambdas outside private members).
+void fill_in_kernel(const adlib::DistArray<double, 2>& a, Index m) {
+  const adlib::LocalBox<2> owned = a.owned_box();
+  auto v = a.local_view();
+  Kokkos::parallel_for(
+      "fill from boxes",
+      Kokkos::MDRangePolicy<Kokkos::Rank<2>>({owned.begin(0), owned.begin(1)},
+                                             {owned.end(0), owned.end(1)}),
+      KOKKOS_LAMBDA(Index i, Index j) {
+        v(i, j) = double(owned.global(0, i) * m + owned.global(1, j));
+      });
+  Kokkos::fence();
+}
+
+// The owned and ghost boxes inside kernels: an array filled from global
+// indices in a kernel equals one filled on the host through the Range
+// inquiries, and the ghost box's global indices are those of the halo.
+TEST(WriteHalo, BoxesGiveGlobalIndicesInsideKernels) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  adlib::ProcessGrid grid = adlib::ProcessGrid::balanced(comm, 2);
+  const Index n = 7, m = 2 * comm.size() + 1;
+  for (int kind = 0; kind < 3; ++kind) {
+    const std::array<adlib::RangeSpec, 2> specs =
+        kind == 0   ? std::array<adlib::RangeSpec, 2>{adlib::block(n).ghosts(2),
+                                                      adlib::block(m).ghosts(1).periodic()}
+        : kind == 1 ? std::array<adlib::RangeSpec, 2>{adlib::cyclic(n), adlib::block_cyclic(m, 2)}
+                    : std::array<adlib::RangeSpec, 2>{adlib::block_cyclic(n, 3),
+                                                      adlib::collapsed(m).ghosts(1, 2)};
+    adlib::DistArray<double, 2> a(grid, specs), b(grid, specs);
+    Kokkos::deep_copy(a.local_view(), kPoison);
+    Kokkos::deep_copy(b.local_view(), kPoison);
+    fill_in_kernel(a, m);
+    b.fill([&](const std::array<Index, 2>& g) { return double(g[0] * m + g[1]); });
+    auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.local_view());
+    auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.local_view());
+    int bad = 0;
+    for (size_t i = 0; i < ha.span(); ++i) bad += ha.data()[i] != hb.data()[i];
+    EXPECT_EQ(bad, 0) << "kind " << kind;
+    // Ghost box: after a full halo, every ghost cell inside the domain (or
+    // wrapped, where periodic) holds its box global index.
+    const auto all = a.ghost_box();
+    adlib::write_halo(a);
+    Kokkos::deep_copy(ha, a.local_view());
+    for (Index i = all.begin(0); i < all.end(0); ++i)
+      for (Index j = all.begin(1); j < all.end(1); ++j) {
+        const Index gi = all.global(0, i), gj = all.global(1, j);
+        const bool wraps = a.layout().range(1).periodic();
+        const Index gj_wrapped = wraps ? (gj + m) % m : gj;
+        if (gi < 0 || gi >= n || gj_wrapped < 0 || gj_wrapped >= m) continue;
+        EXPECT_EQ(ha(i, j), double(gi * m + gj_wrapped))
+            << "kind " << kind << " local " << i << "," << j;
+      }
+  }
 }
 
 using adlib_test::expect_error_everywhere;

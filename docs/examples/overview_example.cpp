@@ -19,13 +19,12 @@ int main(int argc, char** argv) {
   adlib::ProcessGrid grid = adlib::ProcessGrid::balanced(comm, 2);
   const adlib::Index rows = 6, columns = 8;
 
-  // a: blocks of rows x blocks of columns.  b: rows dealt round-robin over
-  // grid axis 0, columns not distributed; no range of b uses grid axis 1,
-  // so b is replicated over it (every grid column holds a copy).
-  adlib::DistArray<double, 2> a(grid, {std::make_shared<adlib::BlockRange>(rows, grid.dim(0)),
-                                       std::make_shared<adlib::BlockRange>(columns, grid.dim(1))});
-  adlib::DistArray<double, 2> b(grid, {std::make_shared<adlib::CyclicRange>(rows, grid.dim(0)),
-                                       std::make_shared<adlib::CollapsedRange>(columns)});
+  // a: blocks of rows x blocks of columns (ranges bind to grid axes 0 and 1
+  // by position).  b: rows dealt round-robin over grid axis 0, columns not
+  // distributed; no range of b uses grid axis 1, so b is replicated over
+  // it (every grid column holds a copy).
+  adlib::DistArray<double, 2> a(grid, {adlib::block(rows), adlib::block(columns)});
+  adlib::DistArray<double, 2> b(grid, {adlib::cyclic(rows), adlib::collapsed(columns)});
 
   // Think globally: values as a function of global indices ...
   a.fill([&](const auto& g) { return double(g[0] * columns + g[1]); });

@@ -8,8 +8,8 @@ int main(int argc, char** argv) {
   const adlib::Index n = 1000;
 
   // One vector, two distributions: contiguous blocks and round-robin.
-  adlib::DistArray<double, 1> x(grid, {std::make_shared<adlib::BlockRange>(n, grid.dim(0))});
-  adlib::DistArray<double, 1> y(grid, {std::make_shared<adlib::CyclicRange>(n, grid.dim(0))});
+  adlib::DistArray<double, 1> x(grid, {adlib::block(n)});
+  adlib::DistArray<double, 1> y(grid, {adlib::cyclic(n)});
   x.fill([](const auto& g) { return double(g[0]); });  // values from global indices
 
   adlib::Remap x_to_y(y, x);  // plan once (collective): a Remap<double, 1>

@@ -2,7 +2,8 @@
 // WriteHalo in practice: ghost-extended ranges, the full halo of a 2-D grid
 // with a stencil overlapping the exchange (start / finish), explicit widths,
 // boundaries and stencils, ghosts on irregular and collapsed ranges, widths
-// wider than a neighbour's block, reuse across arrays, and what happens on
+// wider than a neighbour's block, ghosts wider than the extent, the mirror
+// boundary, reuse across arrays, and what happens on
 // bad input.  Every local cell (ghosts included) is checked against the
 // global indices; the exit code says whether all checks passed.  Runs at any
 // number of ranks.
@@ -46,11 +47,13 @@ bool holds(const adlib::DistArray<double, Rank>& a, Expected expected) {
 // True on every rank when every local cell of `a`, ghost cells included,
 // holds what the halo `h` puts there (collective): value_of(g) for an owned
 // element and for a ghost copy of g that the exchange reaches (wrapped
-// around where the boundary is cyclic), 0 for a ghost cell it leaves alone.
+// around where the boundary is cyclic, reflected where it is mirror), 0 for
+// a ghost cell it leaves alone.  The owned box gives each local cell's
+// global index (unwrapped for ghost cells).
 template <int Rank>
 bool cells_hold(const adlib::DistArray<double, Rank>& a, const adlib::HaloWidths& h) {
   auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.local_view());
-  const adlib::ArrayLayout& layout = a.layout();
+  const adlib::LocalBox<Rank> owned = a.owned_box();
   int wrong = 0, wrong_anywhere = 0;
   for (std::size_t flat = 0; a.holds_data() && flat < host.span(); ++flat) {
     std::array<Index, Rank> g{};
@@ -60,17 +63,17 @@ bool cells_hold(const adlib::DistArray<double, Rank>& a, const adlib::HaloWidths
     for (int d = Rank - 1; d >= 0; --d) {
       const Index local = rest % Index(host.extent(d));
       rest /= Index(host.extent(d));
-      const auto& r = dynamic_cast<const adlib::IntervalRange&>(layout.range(d));
-      const int c = layout.coordinate(a.process_rank(), d);
-      const Index low = r.ghost_low(), count = r.local_count(c), n = r.extent();
-      g[d] = r.block_start(c) - low + local;
-      if (local >= low && local < low + count) continue;  // owned along d
+      const Index n = a.extent(d);
+      g[d] = owned.global(d, local);
+      if (owned.contains(d, local)) continue;  // owned along d
       ++ghost_dimensions;
-      const bool within = local < low ? local >= low - h.low[d] : local < low + count + h.high[d];
+      const bool within = local < owned.begin(d) ? local >= owned.begin(d) - h.low[d]
+                                                 : local < owned.end(d) + h.high[d];
       if (!within || h.modes[d] == Boundary::skip) reached = false;
       if (g[d] < 0 || g[d] >= n) {
-        if (h.modes[d] != Boundary::cyclic) reached = false;
-        g[d] = (g[d] % n + n) % n;
+        if (h.modes[d] == Boundary::cyclic) g[d] = (g[d] % n + n) % n;
+        if (h.modes[d] == Boundary::mirror) g[d] = g[d] < 0 ? -g[d] : 2 * (n - 1) - g[d];
+        if (g[d] < 0 || g[d] >= n) reached = false;  // edge, or reflected outside too
       }
     }
     if (ghost_dimensions > 1 && h.stencil == adlib::Stencil::faces) reached = false;
@@ -101,9 +104,9 @@ int main(int argc, char** argv) {
   // wrap around.
   adlib::ProcessGrid grid = adlib::ProcessGrid::balanced(comm, 2);
   const Index n = 12, m = 10;
-  auto rows = std::make_shared<adlib::GhostBlockRange>(n, grid.dim(0), 1, 1);
-  auto cols = std::make_shared<adlib::GhostBlockRange>(m, grid.dim(1), 1, 1, /*periodic=*/true);
-  adlib::DistArray<double, 2> u(grid, {rows, cols}), next(grid, {rows, cols});
+  adlib::DistArray<double, 2> u(grid,
+                                {adlib::block(n).ghosts(1), adlib::block(m).ghosts(1).periodic()});
+  adlib::DistArray<double, 2> next(u.layout());
   u.fill([&](const auto& g) { return value_of(u, g); });
 
   // Every ghost cell, cyclic where the range is periodic, corners included.
@@ -134,7 +137,7 @@ int main(int argc, char** argv) {
   });
 
   // One schedule serves every array of the planned layout.
-  adlib::DistArray<double, 2> w(grid, {rows, cols});
+  adlib::DistArray<double, 2> w(u.layout());
   w.fill([&](const auto& g) { return value_of(w, g); });
   halo.execute(w);
   ok &= cells_hold(w, halo.halo());
@@ -142,7 +145,7 @@ int main(int argc, char** argv) {
   ok &= cells_hold(w, halo.halo());
   // Several arrays of the layout in one exchange: one message per peer
   // carries the halos of all of them.
-  adlib::DistArray<double, 2> x(grid, {rows, cols}), y(grid, {rows, cols}), z(grid, {rows, cols});
+  adlib::DistArray<double, 2> x(u.layout()), y(u.layout()), z(u.layout());
   for (auto* field : {&x, &y, &z}) field->fill([&](const auto& g) { return value_of(x, g); });
   halo.execute(x, y, z);
   for (auto* field : {&x, &y, &z}) ok &= cells_hold(*field, halo.halo());
@@ -156,17 +159,15 @@ int main(int argc, char** argv) {
     std::printf("full halo of u: %ld messages, %ld elements sent, %ld copied locally\n", moved[0],
                 moved[1], moved[2]);
 
-  // Ghosts on any block-like range through adlib::Ghosts{low, high, periodic}:
+  // Ghosts on any contiguous range (block, irregular_block, collapsed):
   // irregular row blocks of 4 and 1 elements, each with 2 ghost rows on each
   // side (a block of 1 row gets its ghosts from next-nearest processes), and
   // a collapsed, periodic column dimension with one ghost column on each side.
   adlib::ProcessGrid line(comm, {p});
   std::vector<Index> sizes(p);
   for (int c = 0; c < p; ++c) sizes[c] = c % 2 == 0 ? 4 : 1;
-  adlib::DistArray<double, 2> b(
-      line,
-      {std::make_shared<adlib::IrregularBlockRange>(sizes, line.dim(0), adlib::Ghosts{2, 2, true}),
-       std::make_shared<adlib::CollapsedRange>(m, adlib::Ghosts{1, 1, true})});
+  adlib::DistArray<double, 2> b(line, {adlib::irregular_block(sizes).ghosts(2).periodic(),
+                                       adlib::collapsed(m).ghosts(1).periodic()});
 
   // Explicit low / high widths, a Boundary per dimension, and the stencil.
   adlib::WriteHalo box(b);  // rows 2/2 and columns 1/1, cyclic, corners
@@ -178,6 +179,37 @@ int main(int argc, char** argv) {
     c.fill([&](const auto& g) { return value_of(c, g); });
     schedule->execute(c);
     ok &= cells_hold(c, schedule->halo());
+  }
+
+  // Mirror boundary (PETSc's DM_BOUNDARY_MIRROR) and ghosts wider than the
+  // extent: 3 rows with 4 ghost rows on each side.  With mirror the ghost
+  // row at -k holds row k and the one at 2+k holds row 2-k, as far as the
+  // reflection stays inside the rows; edge leaves every outside row alone.
+  adlib::DistArray<double, 2> r(grid,
+                                {adlib::block(3).ghosts(4), adlib::block(m).ghosts(1).periodic()});
+  adlib::WriteHalo<double, 2> mirror(r, {4, 1}, {4, 1}, {Boundary::mirror, Boundary::cyclic});
+  adlib::WriteHalo<double, 2> edge(r, {4, 1}, {4, 1}, {Boundary::edge, Boundary::cyclic});
+  for (adlib::WriteHalo<double, 2>* schedule : {&mirror, &edge}) {
+    adlib::DistArray<double, 2> c(r.layout());
+    c.fill([&](const auto& g) { return value_of(c, g); });
+    schedule->execute(c);
+    ok &= cells_hold(c, schedule->halo());
+  }
+  // On one process (rank 0), 5 elements with 3 mirror ghosts on each side;
+  // it prints global index:value, each value 1 + the index it copies.
+  adlib::ProcessGrid solo(comm, {1});
+  adlib::DistArray<double, 1> s(solo, {adlib::block(5).ghosts(3)});
+  s.fill([&](const auto& g) { return value_of(s, g); });
+  adlib::WriteHalo<double, 1> reflect(s, {3}, {3}, {Boundary::mirror});
+  reflect.execute(s);
+  ok &= cells_hold(s, reflect.halo());
+  if (s.holds_data()) {
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.local_view());
+    const adlib::LocalBox<1> all = s.ghost_box();
+    std::printf("mirror:");
+    for (Index l = all.begin(0); l < all.end(0); ++l)
+      std::printf(" %lld:%g", static_cast<long long>(all.global(0, l)), host(l));
+    std::printf("\n");
   }
 
   // Bad input throws the same adlib::Error on every rank.
