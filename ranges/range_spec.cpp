@@ -72,22 +72,22 @@ RangeSpec irregular_block(std::vector<Index> sizes) {
       "irregular_block");
 }
 
-RangeSpec cyclic(Index extent) {
+RangeSpec cyclic(Index extent, int source) {
   return RangeSpec(
       true,
-      [extent](const std::optional<Dimension>& d, const Ghosts& g) -> RangePtr {
+      [extent, source](const std::optional<Dimension>& d, const Ghosts& g) -> RangePtr {
         no_ghosts("cyclic", g);
-        return std::make_shared<CyclicRange>(extent, *d);
+        return std::make_shared<CyclicRange>(extent, *d, source);
       },
       "cyclic");
 }
 
-RangeSpec block_cyclic(Index extent, Index block_size) {
+RangeSpec block_cyclic(Index extent, Index block_size, int source) {
   return RangeSpec(
       true,
-      [extent, block_size](const std::optional<Dimension>& d, const Ghosts& g) -> RangePtr {
+      [extent, block_size, source](const std::optional<Dimension>& d, const Ghosts& g) -> RangePtr {
         no_ghosts("block_cyclic", g);
-        return std::make_shared<BlockCyclicRange>(extent, *d, block_size);
+        return std::make_shared<BlockCyclicRange>(extent, *d, block_size, source);
       },
       "block_cyclic");
 }

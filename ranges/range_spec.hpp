@@ -72,10 +72,11 @@ class RangeSpec {
 RangeSpec block(Index extent);
 // Explicit block sizes, one per coordinate, zeros allowed (IrregularBlockRange).
 RangeSpec irregular_block(std::vector<Index> sizes);
-// Element g on coordinate g mod P (CyclicRange).
-RangeSpec cyclic(Index extent);
-// Tiles of `block_size` elements dealt round-robin (BlockCyclicRange).
-RangeSpec block_cyclic(Index extent, Index block_size);
+// Element g on coordinate (g + source) mod P (CyclicRange).
+RangeSpec cyclic(Index extent, int source = 0);
+// Tiles of `block_size` elements dealt round-robin, the first on coordinate
+// `source` (BlockCyclicRange; ScaLAPACK's RSRC / CSRC).
+RangeSpec block_cyclic(Index extent, Index block_size, int source = 0);
 // Not distributed: every process holds all N elements (CollapsedRange).
 RangeSpec collapsed(Index extent);
 

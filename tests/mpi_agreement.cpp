@@ -337,11 +337,8 @@ TEST_F(Agreement, CheckedExecutionWithWrongLayoutOnOneRankIsErrorEverywhere) {
   adlib::WriteHalo<double, 1> halo(u, checked());
   expect_error_everywhere([&] { halo.execute(comm_.rank() == odd ? other : u); },
                           "but the schedule was built for");
-  expect_error_everywhere(
-      [&] {
-        halo.execute(u, comm_.rank() == odd ? other : v);
-      },
-      "but the schedule was built for");
+  expect_error_everywhere([&] { halo.execute(u, comm_.rank() == odd ? other : v); },
+                          "but the schedule was built for");
   adlib::CShift<double, 1> shift(v, u, 1, 0, checked());
   expect_error_everywhere([&] { shift.execute(v, comm_.rank() == odd ? other : u); },
                           "same layout");

@@ -284,6 +284,17 @@ TEST(SerialRanges, FactoriesBindToAxesByPosition) {
       grid, {adlib::block_cyclic(9, 2), adlib::irregular_block({1, 0, 4}).axis(1)});
   EXPECT_TRUE(s[0]->same_distribution(adlib::BlockCyclicRange(9, grid.dim(0), 2)));
   EXPECT_TRUE(s[1]->same_distribution(adlib::IrregularBlockRange({1, 0, 4}, grid.dim(1))));
+  // The source coordinate of the cyclic kinds (ScaLAPACK's RSRC / CSRC).
+  EXPECT_TRUE(adlib::block_cyclic(9, 2, 1)
+                  .on(grid.dim(1))
+                  ->same_distribution(adlib::BlockCyclicRange(9, grid.dim(1), 2, 1)));
+  EXPECT_FALSE(adlib::block_cyclic(9, 2, 1)
+                   .on(grid.dim(1))
+                   ->same_distribution(adlib::BlockCyclicRange(9, grid.dim(1), 2)));
+  EXPECT_TRUE(adlib::cyclic(7, 2)
+                  .on(grid.dim(1))
+                  ->same_distribution(adlib::CyclicRange(7, grid.dim(1), 2)));
+  EXPECT_THROW(adlib::cyclic(7, 3).on(grid.dim(1)), adlib::Error);  // source beyond P
   // A restricted axis is skipped.
   const auto t = adlib::bind_ranges(adlib::Group(grid).restrict(0, 1), {adlib::block(5)});
   EXPECT_EQ(t[0]->dimension()->axis(), 1);
