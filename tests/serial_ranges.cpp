@@ -16,6 +16,7 @@
 #include <adlib/ranges/local_box.hpp>
 #include <adlib/ranges/range_spec.hpp>
 #include <adlib/runtime/error.hpp>
+#include "sanitizer_scale.hpp"
 #include "test_layouts.hpp"
 
 namespace {
@@ -375,7 +376,10 @@ Block clip(const Block& b, const Triplet& t, Index first, Index last) {
 
 TEST(SerialRanges, OwnedBlocksMatchBruteForceAndClipCanonically) {
   std::size_t sections_checked = 0;
-  for (const RangeSpec& spec : range_configs()) {
+  const std::vector<RangeSpec> configs = range_configs();
+  for (std::size_t index = 0; index < configs.size(); ++index) {
+    if (!adlib_test::visit_case(index, 7)) continue;
+    const RangeSpec& spec = configs[index];
     adlib::ProcessGrid grid({spec.processes});
     const auto range = spec.make(grid);
     const int P = range->process_count();
@@ -426,7 +430,7 @@ TEST(SerialRanges, OwnedBlocksMatchBruteForceAndClipCanonically) {
       }
     }
   }
-  EXPECT_GT(sections_checked, 10000u);
+  EXPECT_GT(sections_checked, adlib_test::kUnderSanitizer ? 1000u : 10000u);
 }
 
 TEST(SerialRanges, OwnersCoverEveryOwner) {
