@@ -37,21 +37,24 @@ install(FILES
 # (libraries, include folders and compile options, followed through the
 # targets it links).  Generator expressions (device back ends) cannot be
 # written to a .pc file and are left out: such builds use the CMake package.
+# Appends each value of a target property, with `prefix` in front, to the
+# list `out_var`; generator expressions are left out.
+function(_adlib_append_property target property prefix out_var)
+  set(out "${${out_var}}")
+  get_target_property(values ${target} ${property})
+  foreach(value IN LISTS values)
+    if(value AND NOT value MATCHES "\\$<")
+      list(APPEND out "${prefix}${value}")
+    endif()
+  endforeach()
+  set(${out_var} "${out}" PARENT_SCOPE)
+endfunction()
+
 function(_adlib_flatten_target target cflags_var libs_var)
   set(cflags "${${cflags_var}}")
   set(libs "${${libs_var}}")
-  get_target_property(includes ${target} INTERFACE_INCLUDE_DIRECTORIES)
-  foreach(dir IN LISTS includes)
-    if(dir AND NOT dir MATCHES "\\$<")
-      list(APPEND cflags "-I${dir}")
-    endif()
-  endforeach()
-  get_target_property(options ${target} INTERFACE_COMPILE_OPTIONS)
-  foreach(option IN LISTS options)
-    if(option AND NOT option MATCHES "\\$<")
-      list(APPEND cflags "${option}")
-    endif()
-  endforeach()
+  _adlib_append_property(${target} INTERFACE_INCLUDE_DIRECTORIES "-I" cflags)
+  _adlib_append_property(${target} INTERFACE_COMPILE_OPTIONS "" cflags)
   get_target_property(type ${target} TYPE)
   if(NOT type STREQUAL "INTERFACE_LIBRARY")
     get_target_property(location ${target} LOCATION)
