@@ -504,7 +504,11 @@ TEST(SerialRemapPlan, ReplicatedSourcePlansInTimeIndependentOfReplicas) {
   // Each rank receives its block of 2 or 3 elements from itself only.
   EXPECT_EQ(sent, received);
   EXPECT_GT(received, 0u);
-  EXPECT_LT(seconds, 1.0) << "planning 5 ranks took " << seconds << " s";
+  // A guard against planning in time proportional to the replicas (minutes
+  // at this P), not a speed target: generous, and more so under the
+  // sanitizer, which slows this code about 20 times.
+  const double limit = adlib_test::kUnderSanitizer ? 30.0 : 1.0;
+  EXPECT_LT(seconds, limit) << "planning 5 ranks took " << seconds << " s";
 }
 
 }  // namespace
