@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// gather_all: the whole of a distributed array (or section) on every rank,
-// as a flat C-order std::vector.  For tests, diagnostics and small data: it
-// moves every element to every rank.
-//
-//   std::vector<double> everything = adlib::gather_all(a);
+/// @file
+/// gather_all: the whole of a distributed array (or section) on every rank,
+/// as a flat C-order std::vector.  For tests, diagnostics and small data: it
+/// moves every element to every rank.
+///
+/// @code
+///   std::vector<double> everything = adlib::gather_all(a);
+/// @endcode
 #pragma once
 
 #include <mpi.h>

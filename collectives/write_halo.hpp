@@ -1,33 +1,36 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// WriteHalo: fill the ghost cells of a ghost-extended array from the
-// processes that own those elements (Adlib's writeHalo).
-//
-//   adlib::DistArray<double, 2> u(grid, {adlib::block(n).ghosts(1),
-//                                        adlib::block(n).ghosts(1).periodic()});
-//   adlib::WriteHalo halo(u);                     // every ghost cell, corners included
-//   for (int step = 0; step < steps; ++step) {
-//     halo.start(u);                              // messages posted, local copies done
-//     ...                                         // update the interior far from the ghosts
-//     halo.finish();                              // ghosts filled
-//     ...                                         // update the cells next to the ghosts
-//   }
-//   halo.execute(u, v);                           // two fields, one message per peer
-//
-// Per dimension: low and high widths up to the range's ghost extension (a
-// width wider than a neighbour's block takes data from next-nearest
-// processes), and a Boundary: edge (ghosts outside the domain are left
-// alone), cyclic (periodic; the range must be periodic), mirror (-k copies
-// k, n-1+k copies n-1-k) or skip (this dimension's ghosts are not filled).
-// Ghost widths may exceed the extent.  A Stencil chooses box (corners
-// included) or faces (cells that are a ghost along one dimension only).
-// Planned from the layout alone (plan_write_halo); the constructor's only
-// communication is the agreement on its arguments.  Execution checks that
-// every array has the planned layout, so one schedule serves every array of
-// that layout, and several of them at once.
-//
-// The template arguments are deduced from the array (class template
-// argument deduction): `adlib::WriteHalo halo(u)` is a WriteHalo<double, 2>
-// for a DistArray<double, 2>.
+/// @file
+/// WriteHalo: fill the ghost cells of a ghost-extended array from the
+/// processes that own those elements (Adlib's writeHalo).
+///
+/// @code
+///   adlib::DistArray<double, 2> u(grid, {adlib::block(n).ghosts(1),
+///                                        adlib::block(n).ghosts(1).periodic()});
+///   adlib::WriteHalo halo(u);                     // every ghost cell, corners included
+///   for (int step = 0; step < steps; ++step) {
+///     halo.start(u);                              // messages posted, local copies done
+///     ...                                         // update the interior far from the ghosts
+///     halo.finish();                              // ghosts filled
+///     ...                                         // update the cells next to the ghosts
+///   }
+///   halo.execute(u, v);                           // two fields, one message per peer
+/// @endcode
+///
+/// Per dimension: low and high widths up to the range's ghost extension (a
+/// width wider than a neighbour's block takes data from next-nearest
+/// processes), and a Boundary: edge (ghosts outside the domain are left
+/// alone), cyclic (periodic; the range must be periodic), mirror (-k copies
+/// k, n-1+k copies n-1-k) or skip (this dimension's ghosts are not filled).
+/// Ghost widths may exceed the extent.  A Stencil chooses box (corners
+/// included) or faces (cells that are a ghost along one dimension only).
+/// Planned from the layout alone (plan_write_halo); the constructor's only
+/// communication is the agreement on its arguments.  Execution checks that
+/// every array has the planned layout, so one schedule serves every array of
+/// that layout, and several of them at once.
+///
+/// The template arguments are deduced from the array (class template
+/// argument deduction): `adlib::WriteHalo halo(u)` is a WriteHalo<double, 2>
+/// for a DistArray<double, 2>.
 #pragma once
 
 #include <array>
@@ -53,16 +56,16 @@ class WriteHalo : public RunsSchedule<MemorySpace> {
   using Widths = std::array<Index, Rank>;
   using Boundaries = std::array<Boundary, Rank>;
 
-  // Every ghost cell of the ranges, cyclic where they are periodic, box
-  // stencil.  `config` (last argument of every constructor): transfer
-  // choice, checked mode (see runtime/configuration.hpp); the same on every
-  // rank.
+  /// Every ghost cell of the ranges, cyclic where they are periodic, box
+  /// stencil.  `config` (last argument of every constructor): transfer
+  /// choice, checked mode (see runtime/configuration.hpp); the same on every
+  /// rank.
   explicit WriteHalo(const array_type& array,
                      const Configuration& config = Configuration::environment())
       : WriteHalo(array.layout(), full_halo(array.layout()), config) {}
 
-  // low / high ghost cells to fill per dimension, a Boundary per dimension,
-  // and the stencil (box: corners included; faces: without them).
+  /// low / high ghost cells to fill per dimension, a Boundary per dimension,
+  /// and the stencil (box: corners included; faces: without them).
   WriteHalo(const array_type& array, const Widths& low, const Widths& high,
             const Boundaries& boundaries, Stencil stencil = Stencil::box,
             const Configuration& config = Configuration::environment())
@@ -89,25 +92,25 @@ class WriteHalo : public RunsSchedule<MemorySpace> {
         build_schedule<T, MemorySpace>(comm, plan_write_halo(layout, halo, comm.rank()), config);
   }
 
-  // One array, or several arrays of this layout in one exchange (the
-  // fields of one solver): halo.execute(u, v, w).  One message per peer
-  // carries all of them, so K fields cost the latency of one.  Every rank
-  // passes the same number of arrays.
+  /// One array, or several arrays of this layout in one exchange (the
+  /// fields of one solver): halo.execute(u, v, w).  One message per peer
+  /// carries all of them, so K fields cost the latency of one.  Every rank
+  /// passes the same number of arrays.
   template <class... More>
   void execute(const array_type& first, const More&... more) {
     start(first, more...);
     this->finish();
   }
-  // Returns once messages are posted and local (periodic) copies are done.
-  // Until finish(), the ghost cells must not be read or written, and the
-  // owned cells within the halo widths of a process boundary (they are being
-  // sent) must not be written; everything else may be read and written.
-  // Every array is checked before anything is posted: unchecked, a wrong
-  // layout throws on its rank; in checked mode (see Configuration) every
-  // rank agrees on the layouts and on the number of arrays, so a difference
-  // on any rank is an adlib::Error on every rank.  Unchecked, a rank that
-  // passes another number of arrays makes the ranks it exchanges messages
-  // with throw (their messages have the wrong size).
+  /// Returns once messages are posted and local (periodic) copies are done.
+  /// Until finish(), the ghost cells must not be read or written, and the
+  /// owned cells within the halo widths of a process boundary (they are being
+  /// sent) must not be written; everything else may be read and written.
+  /// Every array is checked before anything is posted: unchecked, a wrong
+  /// layout throws on its rank; in checked mode (see Configuration) every
+  /// rank agrees on the layouts and on the number of arrays, so a difference
+  /// on any rank is an adlib::Error on every rank.  Unchecked, a rank that
+  /// passes another number of arrays makes the ranks it exchanges messages
+  /// with throw (their messages have the wrong size).
   template <class... More>
   void start(const array_type& first, const More&... more) {
     static_assert((std::is_same<More, array_type>::value && ...),
@@ -163,8 +166,8 @@ class WriteHalo : public RunsSchedule<MemorySpace> {
   HaloWidths halo_;
 };
 
-// Deduction guides: the element type, rank and memory space come from the
-// array (adlib::WriteHalo halo(u);).
+/// Deduction guides: the element type, rank and memory space come from the
+/// array (adlib::WriteHalo halo(u);).
 template <class T, int Rank, class MemorySpace>
 WriteHalo(const DistArray<T, Rank, MemorySpace>&) -> WriteHalo<T, Rank, MemorySpace>;
 template <class T, int Rank, class MemorySpace>
@@ -183,8 +186,8 @@ WriteHalo(const DistArray<T, Rank, MemorySpace>&, const std::array<Index, Rank>&
           const std::array<Index, Rank>&, const std::array<Boundary, Rank>&, Stencil,
           const Configuration&) -> WriteHalo<T, Rank, MemorySpace>;
 
-// One-shot halo exchange of every ghost cell, of one array or of several
-// arrays of the same layout (write_halo(u, v, w)).
+/// One-shot halo exchange of every ghost cell, of one array or of several
+/// arrays of the same layout (write_halo(u, v, w)).
 template <class T, int Rank, class MemorySpace, class... More>
 void write_halo(const DistArray<T, Rank, MemorySpace>& array, const More&... more) {
   WriteHalo<T, Rank, MemorySpace> schedule(array);

@@ -1,21 +1,26 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// BlockCyclicRange: tiles of `block` consecutive elements dealt round-robin
-// over the P processes (ScaLAPACK's distribution): element g is in tile
-// t = g / block, on coordinate t mod P, at local position
-// (t / P) * block + g mod block.  CyclicRange is the case block = 1.
-//
-//   auto rows = std::make_shared<adlib::BlockCyclicRange>(4096, grid.dim(0), 64);
-//
-// The first tile may live on another coordinate than 0 (ScaLAPACK's RSRC /
-// CSRC): with source s, tile t is on coordinate (t + s) mod P, and every
-// inquiry below honours it.
-//
-//   auto cols = std::make_shared<adlib::BlockCyclicRange>(4096, grid.dim(1), 64, /*source=*/1);
-//
-// A process's share of a section is decomposed canonically either per tile
-// (one Block per tile it touches) or per phase (one strided Block per residue
-// class of the section's positions, e.g. the single run of a cyclic range);
-// the choice depends only on the section, whichever gives fewer blocks.
+/// @file
+/// BlockCyclicRange: tiles of `block` consecutive elements dealt round-robin
+/// over the P processes (ScaLAPACK's distribution): element g is in tile
+/// t = g / block, on coordinate t mod P, at local position
+/// (t / P) * block + g mod block.  CyclicRange is the case block = 1.
+///
+/// @code
+///   auto rows = std::make_shared<adlib::BlockCyclicRange>(4096, grid.dim(0), 64);
+/// @endcode
+///
+/// The first tile may live on another coordinate than 0 (ScaLAPACK's RSRC /
+/// CSRC): with source s, tile t is on coordinate (t + s) mod P, and every
+/// inquiry below honours it.
+///
+/// @code
+///   auto cols = std::make_shared<adlib::BlockCyclicRange>(4096, grid.dim(1), 64, /*source=*/1);
+/// @endcode
+///
+/// A process's share of a section is decomposed canonically either per tile
+/// (one Block per tile it touches) or per phase (one strided Block per residue
+/// class of the section's positions, e.g. the single run of a cyclic range);
+/// the choice depends only on the section, whichever gives fewer blocks.
 #pragma once
 
 #include <adlib/ranges/range.hpp>
@@ -24,13 +29,13 @@ namespace adlib {
 
 class BlockCyclicRange : public Range {
  public:
-  // `source`: the coordinate holding the first tile, 0 <= source < P.
+  /// `source`: the coordinate holding the first tile, 0 <= source < P.
   BlockCyclicRange(Index extent, const Dimension& dimension, Index block, int source = 0);
   Index block_size() const { return block_; }
   int source() const { return source_; }
 
   Index local_count(int coord) const override;
-  // Keep the whole-section overload visible next to the override.
+  /// Keep the whole-section overload visible next to the override.
   using Range::owned_blocks;
   void owned_blocks(int coord, const Triplet& section, Index first, Index last,
                     std::vector<Block>& out) const override;
@@ -41,8 +46,8 @@ class BlockCyclicRange : public Range {
   std::string describe() const override;
 
  private:
-  // Tiles are dealt as if from coordinate 0 to the shifted coordinate
-  // (coord - source) mod P; these convert between the two.
+  /// Tiles are dealt as if from coordinate 0 to the shifted coordinate
+  /// (coord - source) mod P; these convert between the two.
   int shifted(int coord) const;
   int unshifted(Index shifted_coord) const;
   Index local_position(Index global) const;

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// BlockRange: regular block distribution.  Coordinate c of P owns global
-// indices [c*N/P, (c+1)*N/P) (integer division), so sizes differ by at most
-// one and any N, P >= 1 work, N < P included (some blocks empty).
-//
-//   auto rows = std::make_shared<adlib::BlockRange>(1000, grid.dim(0));
-//
-// Optional ghost widths make it a ghost-extended block.  Users write
-// adlib::block(n).ghosts(w) (range_spec.hpp), the one public spelling.
+/// @file
+/// BlockRange: regular block distribution.  Coordinate c of P owns global
+/// indices [c*N/P, (c+1)*N/P) (integer division), so sizes differ by at most
+/// one and any N, P >= 1 work, N < P included (some blocks empty).
+///
+/// @code
+///   auto rows = std::make_shared<adlib::BlockRange>(1000, grid.dim(0));
+/// @endcode
+///
+/// Optional ghost widths make it a ghost-extended block.  Users write
+/// adlib::block(n).ghosts(w) (range_spec.hpp), the one public spelling.
 #pragma once
 
 #include <adlib/ranges/interval_range.hpp>
@@ -21,10 +24,10 @@ class BlockRange : public IntervalRange {
   std::string describe() const override;
 };
 
-// A BlockRange whose local blocks carry ghost cells: `low` below and `high`
-// above the owned interval, filled by halo exchanges; `periodic` means the
-// ghosts of the first and last blocks wrap around.  Kept so that existing
-// code compiles; new code writes adlib::block(n).ghosts(low, high).periodic().
+/// A BlockRange whose local blocks carry ghost cells: `low` below and `high`
+/// above the owned interval, filled by halo exchanges; `periodic` means the
+/// ghosts of the first and last blocks wrap around.  Kept so that existing
+/// code compiles; new code writes adlib::block(n).ghosts(low, high).periodic().
 class GhostBlockRange : public BlockRange {
  public:
   GhostBlockRange(Index extent, const Dimension& dimension, Index low, Index high,

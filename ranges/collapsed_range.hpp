@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// CollapsedRange: an undistributed dimension.  Every process of the array
-// holds all N elements (possibly with ghosts, e.g. a periodic wrap).
-//
-//   auto columns = std::make_shared<adlib::CollapsedRange>(n);
+/// @file
+/// CollapsedRange: an undistributed dimension.  Every process of the array
+/// holds all N elements (possibly with ghosts, e.g. a periodic wrap).
+///
+/// @code
+///   auto columns = std::make_shared<adlib::CollapsedRange>(n);
+/// @endcode
 #pragma once
 
 #include <adlib/ranges/interval_range.hpp>

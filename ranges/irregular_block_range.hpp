@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// IrregularBlockRange: blocks of explicit sizes, one per process (zeros
-// allowed); the extent is their sum.  Holds O(P) starts: explicit sizes
-// cannot be described in less.
-//
-//   auto r = std::make_shared<adlib::IrregularBlockRange>(std::vector<adlib::Index>{5, 0, 7},
-//                                                         grid.dim(0));
+/// @file
+/// IrregularBlockRange: blocks of explicit sizes, one per process (zeros
+/// allowed); the extent is their sum.  Holds O(P) starts: explicit sizes
+/// cannot be described in less.
+///
+/// @code
+///   auto r = std::make_shared<adlib::IrregularBlockRange>(std::vector<adlib::Index>{5, 0, 7},
+///                                                         grid.dim(0));
+/// @endcode
 #pragma once
 
 #include <vector>
@@ -22,7 +25,7 @@ class IrregularBlockRange : public IntervalRange {
   std::string describe() const override;
 
  private:
-  std::vector<Index> starts_;  // P + 1 entries
+  std::vector<Index> starts_;  ///< P + 1 entries
 };
 
 }  // namespace adlib

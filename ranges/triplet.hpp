@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Triplet and Block: the small value types of the Range inquiries.
-//
-// A Triplet is a strided interval of global indices, Fortran style: lo, hi
-// inclusive, stride != 0 (negative strides run downwards).  It describes an
-// array section along one dimension; position k of the section is global
-// index lo + k * stride.
-//
-// A Block is what a Range answers about one process: `count` global indices
-// global_base + i * global_step held at local positions local_base + i *
-// local_step (i = 0 .. count-1).  Local positions count from the start of the
-// local allocation, ghost cells included.
+/// @file
+/// Triplet and Block: the small value types of the Range inquiries.
+///
+/// A Triplet is a strided interval of global indices, Fortran style: lo, hi
+/// inclusive, stride != 0 (negative strides run downwards).  It describes an
+/// array section along one dimension; position k of the section is global
+/// index lo + k * stride.
+///
+/// A Block is what a Range answers about one process: `count` global indices
+/// global_base + i * global_step held at local positions local_base + i *
+/// local_step (i = 0 .. count-1).  Local positions count from the start of the
+/// local allocation, ghost cells included.
 #pragma once
 
 #include <cstdint>
@@ -33,7 +34,7 @@ struct Triplet {
   }
   Index at(Index position) const { return lo + position * stride; }
   Index last() const { return lo + (count() - 1) * stride; }
-  // The sub-triplet of positions first, first+step, ..., count of them.
+  /// The sub-triplet of positions first, first+step, ..., count of them.
   Triplet positions(Index first, Index step, Index n) const {
     return Triplet{at(first), at(first) + (n - 1) * step * stride, step * stride};
   }
@@ -55,10 +56,10 @@ struct Block {
   Index local_step = 1;
 };
 
-// Where a global index lives.
+/// Where a global index lives.
 struct Owner {
-  int coord = 0;    // process coordinate along the range's dimension
-  Index local = 0;  // local position, ghost offset included
+  int coord = 0;    ///< process coordinate along the range's dimension
+  Index local = 0;  ///< local position, ghost offset included
 };
 
 }  // namespace adlib
