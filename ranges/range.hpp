@@ -42,9 +42,11 @@ namespace adlib {
 
 /// A half-open interval [begin, end) of global indices.
 struct Interval {
-  Index begin = 0;
-  Index end = 0;
+  Index begin = 0;  ///< first index
+  Index end = 0;  ///< one past the last index
+  /// Number of indices (end - begin).
   Index count() const { return end - begin; }
+  /// Same begin and end.
   bool operator==(const Interval& o) const { return begin == o.begin && end == o.end; }
 };
 
@@ -58,25 +60,33 @@ struct Interval {
 /// indices next to the owned interval: below 0 or at / above the extent at
 /// the ends of the domain); block-cyclic has tile = b, period = P * b.
 struct LocalMap {
-  static constexpr Index kNoTile = Index(1) << 62;
-  Index base = 0;
-  Index tile = kNoTile;
-  Index period = kNoTile;
+  static constexpr Index kNoTile = Index(1) << 62;  ///< tile and period of contiguous ranges: no wrap-around
+  Index base = 0;  ///< global index of local position 0
+  Index tile = kNoTile;  ///< consecutive local positions per tile
+  Index period = kNoTile;  ///< global distance from one tile of this process to its next
 };
 
+/// How one array dimension is distributed (see the file overview): the abstract
+/// base of every distribution format.  Immutable; shared by the layouts that use
+/// it (RangePtr).
 class Range {
  public:
   virtual ~Range() = default;
 
+  /// Number of global indices 0 .. extent()-1.
   Index extent() const { return extent_; }
   /// The process dimension this range is distributed over (none: collapsed).
   const std::optional<Dimension>& dimension() const { return dimension_; }
+  /// Processes along the dimension, 1 when not distributed.
   int process_count() const { return dimension_ ? dimension_->size() : 1; }
 
   /// Elements owned by `coord` (ghosts excluded).
   virtual Index local_count(int coord) const = 0;
+  /// Ghost cells below each process's owned elements.
   Index ghost_low() const { return ghost_low_; }
+  /// Ghost cells above each process's owned elements.
   Index ghost_high() const { return ghost_high_; }
+  /// Do the ghost cells wrap around the ends of the domain?
   bool periodic() const { return periodic_; }
   /// Local allocation along this dimension: ghosts + owned.
   Index local_allocation(int coord) const { return ghost_low_ + local_count(coord) + ghost_high_; }
@@ -87,6 +97,7 @@ class Range {
   /// (global_step has the sign of section.stride).
   virtual void owned_blocks(int coord, const Triplet& section, Index first, Index last,
                             std::vector<Block>& out) const = 0;
+  /// The same over every position of `section`.
   void owned_blocks(int coord, const Triplet& section, std::vector<Block>& out) const {
     owned_blocks(coord, section, 0, section.count() - 1, out);
   }
@@ -96,9 +107,12 @@ class Range {
   /// O(min(indices.count(), coordinates spanned)).
   virtual void owners(const Triplet& indices, std::vector<int>& coords) const = 0;
 
-  /// Global-to-owner-and-local and local-to-global maps.
+  /// Global-to-owner-and-local map: the coordinate owning `global` and its
+  /// local position there.
   virtual Owner owner(Index global) const = 0;
-  /// `local` is a local position (ghost offset included) of an owned element.
+  /// Local-to-global map: the global index at local position `local` of
+  /// `coord`.  `local` is a local position (ghost offset included) of an owned
+  /// element.
   virtual Index global_index(int coord, Index local) const = 0;
 
   /// Contiguity: does every coordinate own one interval of consecutive global
@@ -124,10 +138,13 @@ class Range {
   }
 
  protected:
+  /// For subclasses: validates the extent and ghost widths (adlib::Error).
   Range(Index extent, std::optional<Dimension> dimension, Index ghost_low = 0, Index ghost_high = 0,
         bool periodic = false);
   std::string describe_common() const;  ///< dimension, ghosts: for describe()
+  /// Throws adlib::Error unless 0 <= coord < process_count().
   void check_coord(int coord, const char* operation) const;
+  /// Throws adlib::Error unless 0 <= global < extent().
   void check_global(Index global, const char* operation) const;
 
  private:
@@ -139,9 +156,9 @@ class Range {
 
 /// Ghost widths of a block-like range.
 struct Ghosts {
-  Index low = 0;
-  Index high = 0;
-  bool periodic = false;
+  Index low = 0;  ///< ghost cells below the owned elements
+  Index high = 0;  ///< ghost cells above the owned elements
+  bool periodic = false;  ///< ghost cells wrap around the ends of the domain
 };
 
 }  // namespace adlib
