@@ -26,8 +26,12 @@
 
 namespace adlib {
 
+/// How layouts hold their ranges: shared and immutable.
 using RangePtr = std::shared_ptr<const Range>;
 
+/// The distribution of an array without its data: the group it lives on, one
+/// Range per dimension and the section of those ranges it covers (see the file
+/// overview).  A value; copies share the ranges.
 class ArrayLayout {
  public:
   /// Validates: each distributed range's dimension is a free axis of the
@@ -38,14 +42,21 @@ class ArrayLayout {
   /// sections of sections compose).  Bounds are checked.
   ArrayLayout section(const std::vector<Triplet>& triplets) const;
 
+  /// Number of array dimensions.
   int rank() const { return static_cast<int>(ranges_.size()); }
+  /// The processes the array lives on.
   const Group& group() const { return group_; }
+  /// The Range of dimension `d`.
   const Range& range(int d) const { return *ranges_.at(d); }
+  /// The same as a shared pointer.
   const RangePtr& range_ptr(int d) const { return ranges_.at(d); }
   /// Global indices of range(d) that this layout covers.
   const Triplet& section_triplet(int d) const { return section_.at(d); }
+  /// Does some dimension cover less than its whole range?
   bool is_section() const;
+  /// Number of indices of dimension `d` (of the section).
   Index extent(int d) const { return section_.at(d).count(); }
+  /// extent(d) of every dimension.
   std::vector<Index> shape() const;
   Index size() const;  ///< number of elements
 
@@ -67,6 +78,7 @@ class ArrayLayout {
   /// padding still agree, but a padded and an unpadded layout are different
   /// layouts (operator==), as their local strides differ.
   ArrayLayout with_storage(int rank, std::vector<Index> extents) const;
+  /// Was the layout made by with_storage()?
   bool has_padding() const { return storage_rank_ >= 0; }
 
   /// Grid axes that no range uses and the group leaves free: the array is
@@ -75,9 +87,10 @@ class ArrayLayout {
   /// Every rank holding the elements whose owners along each dimension are
   /// coords[d] (all replicas, in C order of the replicated axes).
   std::vector<int> ranks_holding(const std::vector<int>& coords) const;
-  /// How many ranks hold each element, and the k-th of ranks_holding(coords)
-  /// without listing them (k < replica_count()).
+  /// How many ranks hold each element (the size of every ranks_holding()).
   long long replica_count() const;
+  /// The k-th rank of ranks_holding(coords) without listing them
+  /// (0 <= k < replica_count()).
   int replica(const std::vector<int>& coords, long long k) const;
 
   /// For two sections of the same ranges: do they share at least one element?
@@ -85,6 +98,7 @@ class ArrayLayout {
 
   /// Exactly the same layout: group, ranges (same distribution) and section.
   bool operator==(const ArrayLayout& o) const;
+  /// Not operator==.
   bool operator!=(const ArrayLayout& o) const { return !(*this == o); }
   std::string describe() const;               ///< describe_distribution() and the padding
   std::string describe_distribution() const;  ///< identical on every rank

@@ -27,11 +27,16 @@
 
 namespace adlib {
 
+/// Tiles of block_size() consecutive indices dealt round-robin over the
+/// processes, tile t on coordinate (t + source()) mod P (ScaLAPACK's
+/// distribution).  Carries no ghost cells.
 class BlockCyclicRange : public Range {
  public:
   /// `source`: the coordinate holding the first tile, 0 <= source < P.
   BlockCyclicRange(Index extent, const Dimension& dimension, Index block, int source = 0);
+  /// Indices per tile.
   Index block_size() const { return block_; }
+  /// Coordinate holding the first tile.
   int source() const { return source_; }
 
   Index local_count(int coord) const override;
@@ -60,8 +65,10 @@ class BlockCyclicRange : public Range {
   int source_;
 };
 
+/// Index g on coordinate (g + source) mod P: block-cyclic with tiles of one.
 class CyclicRange : public BlockCyclicRange {
  public:
+  /// `extent` indices dealt one by one over `dimension`, the first on `source`.
   CyclicRange(Index extent, const Dimension& dimension, int source = 0)
       : BlockCyclicRange(extent, dimension, 1, source) {}
   std::string describe() const override;

@@ -16,8 +16,11 @@
 
 namespace adlib {
 
+/// Regular blocks: coordinate c of P owns [c*N/P, (c+1)*N/P), so block sizes
+/// differ by at most one and no block is empty unless N < P.
 class BlockRange : public IntervalRange {
  public:
+  /// `extent` indices over the processes of `dimension`, with `ghosts`.
   BlockRange(Index extent, const Dimension& dimension, const Ghosts& ghosts = {});
   Index block_start(int coord) const override;
   int coord_of(Index global) const override;
@@ -30,6 +33,7 @@ class BlockRange : public IntervalRange {
 /// code compiles; new code writes adlib::block(n).ghosts(low, high).periodic().
 class GhostBlockRange : public BlockRange {
  public:
+  /// The BlockRange with ghost widths `low`, `high` and `periodic`.
   GhostBlockRange(Index extent, const Dimension& dimension, Index low, Index high,
                   bool periodic = false)
       : BlockRange(extent, dimension, Ghosts{low, high, periodic}) {}

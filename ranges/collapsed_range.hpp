@@ -12,8 +12,11 @@
 
 namespace adlib {
 
+/// Not distributed: every process of the array holds all extent() indices (plus
+/// ghosts, if any).
 class CollapsedRange : public IntervalRange {
  public:
+  /// `extent` indices, not distributed over any grid axis.
   explicit CollapsedRange(Index extent, const Ghosts& ghosts = {})
       : IntervalRange(extent, std::nullopt, ghosts) {}
   Index block_start(int coord) const override { return coord == 0 ? 0 : extent(); }

@@ -10,6 +10,8 @@
 
 namespace adlib {
 
+/// Base of the contiguous ranges (see the file overview): implements every Range
+/// inquiry from block_start() and coord_of().
 class IntervalRange : public Range {
  public:
   Index local_count(int coord) const override;
@@ -30,6 +32,8 @@ class IntervalRange : public Range {
   virtual int coord_of(Index global) const = 0;
 
  protected:
+  /// For subclasses: `extent` indices over `dimension` (none: collapsed) with
+  /// `ghosts`.
   IntervalRange(Index extent, std::optional<Dimension> dimension, const Ghosts& ghosts);
 };
 

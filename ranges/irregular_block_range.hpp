@@ -16,8 +16,12 @@
 
 namespace adlib {
 
+/// Contiguous blocks of explicit sizes: coordinate c owns sizes[c] indices
+/// following those of c - 1 (zeros allowed).
 class IrregularBlockRange : public IntervalRange {
  public:
+  /// One size per process of `dimension` (sizes.size() == dimension.size(), none
+  /// negative); the extent is their sum.
   IrregularBlockRange(const std::vector<Index>& sizes, const Dimension& dimension,
                       const Ghosts& ghosts = {});
   Index block_start(int coord) const override { return starts_[coord]; }

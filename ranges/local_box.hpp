@@ -45,23 +45,31 @@
 namespace adlib {
 
 template <int Rank>
+/// A box of local indices of one process's allocation, with the map from local
+/// to global indices per dimension (see the file overview).  Trivially copyable,
+/// for use inside kernels.
 struct LocalBox {
   static_assert(Rank >= 1, "LocalBox rank must be at least 1");
 
-  Index lo[Rank] = {};
-  Index hi[Rank] = {};
-  LocalMap map[Rank] = {};
+  Index lo[Rank] = {};  ///< first local index per dimension
+  Index hi[Rank] = {};  ///< one past the last local index per dimension
+  LocalMap map[Rank] = {};  ///< local-to-global map per dimension
 
   /// Local indices [begin(d), end(d)) of local_view() along d.
   KOKKOS_INLINE_FUNCTION Index begin(int d) const { return lo[d]; }
+  /// One past the last local index along d.
   KOKKOS_INLINE_FUNCTION Index end(int d) const { return hi[d]; }
+  /// Number of local indices along d.
   KOKKOS_INLINE_FUNCTION Index extent(int d) const { return hi[d] - lo[d]; }
+  /// Number of local index tuples in the box.
   KOKKOS_INLINE_FUNCTION Index size() const {
     Index n = 1;
     for (int d = 0; d < Rank; ++d) n *= extent(d);
     return n;
   }
+  /// No index at all (some extent is 0).
   KOKKOS_INLINE_FUNCTION bool empty() const { return size() == 0; }
+  /// Is `local` within [begin(d), end(d))?
   KOKKOS_INLINE_FUNCTION bool contains(int d, Index local) const {
     return local >= lo[d] && local < hi[d];
   }
@@ -98,8 +106,8 @@ struct LocalBox {
   }
 };
 
-/// The owned box and the ghost box of process `rank` for an array of
-/// `layout` (all empty where the rank holds no data).  DistArray's
+/// The owned box (and, below, the ghost box) of process `rank` for an array
+/// of `layout` (all empty where the rank holds no data).  DistArray's
 /// owned_box() / ghost_box() call these; planning code and tests call them
 /// for simulated ranks.
 template <int Rank>
@@ -121,6 +129,8 @@ LocalBox<Rank> owned_box(const ArrayLayout& layout, int rank) {
 }
 
 template <int Rank>
+/// The whole local allocation of `rank` (ghost cells included), with the maps of
+/// owned_box().
 LocalBox<Rank> ghost_box(const ArrayLayout& layout, int rank) {
   LocalBox<Rank> box = owned_box<Rank>(layout, rank);
   if (!layout.holds_data(rank)) return box;

@@ -40,29 +40,39 @@
 
 namespace adlib {
 
+/// A Range described without its grid axis (see the file overview): what the
+/// factories block(), cyclic(), ... return.  A value; the modifiers return a
+/// changed copy.
 class RangeSpec {
  public:
   /// Makes the Range over `dimension` (std::nullopt for an undistributed
   /// spec) with the spec's ghosts.
   using Maker = std::function<RangePtr(const std::optional<Dimension>&, const Ghosts&)>;
 
+  /// A spec that makes its ranges with `make`; `distributed` says whether it takes
+  /// a grid axis, `kind` names it in error messages.
   RangeSpec(bool distributed, Maker make, std::string kind = "range");
 
   /// Ghost cells: `width` on both sides, or `low` below and `high` above.
   RangeSpec ghosts(Index width) const { return ghosts(width, width); }
+  /// See ghosts(Index).
   RangeSpec ghosts(Index low, Index high) const;
   /// The ghosts of the first and last blocks wrap around the extent.
   RangeSpec periodic(bool on = true) const;
   /// Binds to grid axis `grid_axis` instead of the next free one.
   RangeSpec axis(int grid_axis) const;
 
+  /// Does the spec take a grid axis?
   bool distributed() const { return distributed_; }
+  /// The axis set by axis(), if any.
   const std::optional<int>& explicit_axis() const { return axis_; }
+  /// The ghost widths and periodicity set so far.
   const Ghosts& ghost_widths() const { return ghosts_; }
 
   /// The Range over `dimension` (distributed specs) or over no dimension
   /// (collapsed specs).  Throws adlib::Error on bad parameters.
   RangePtr on(const Dimension& dimension) const;
+  /// The Range of an undistributed spec (throws adlib::Error for a distributed one).
   RangePtr make() const;
 
  private:
