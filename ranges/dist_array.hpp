@@ -56,16 +56,24 @@ struct add_pointers<T, 0> {
 }  // namespace detail
 
 template <class T, int Rank, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
+/// A distributed array: an ArrayLayout plus this process's local block (see the
+/// file overview).  Copies and sections share the memory (like Kokkos Views).
 class DistArray {
   static_assert(Rank >= 1 && Rank <= 8, "DistArray rank must be 1..8 (Kokkos View ranks)");
 
  public:
+  /// The element type.
   using value_type = T;
+  /// The Kokkos memory space of the local block.
   using memory_space = MemorySpace;
+  /// The local block's View: Rank dimensions, C order (LayoutRight).
   using view_type =
       Kokkos::View<typename detail::add_pointers<T, Rank>::type, Kokkos::LayoutRight, MemorySpace>;
+  /// A tuple of global indices, one per dimension.
   using Position = std::array<Index, Rank>;
 
+  /// Allocates an array over `group` with one Range per dimension (see
+  /// ArrayLayout for the checks); `label` names the Kokkos allocation.
   DistArray(const Group& group, const std::array<RangePtr, Rank>& ranges,
             const std::string& label = "adlib::DistArray")
       : DistArray(ArrayLayout(group, std::vector<RangePtr>(ranges.begin(), ranges.end())), label) {}
@@ -80,6 +88,9 @@ class DistArray {
                                                                                specs.end()))),
                   label) {}
 
+  /// Allocates the local block of `layout` (a whole array, not a section), padded
+  /// if the layout says so; every rank of the grid's communicator calls it (ranks
+  /// outside the group get an empty View).
   DistArray(const ArrayLayout& layout, const std::string& label = "adlib::DistArray")
       : layout_(layout) {
     if (layout_.rank() != Rank)
@@ -142,10 +153,15 @@ class DistArray {
     return DistArray(layout, view.data(), extents, strides, std::make_shared<const View>(view));
   }
 
+  /// The distribution (the section's, for a section).
   const ArrayLayout& layout() const { return layout_; }
+  /// The communicator of the layout's grid.
   const Comm& comm() const { return layout_.group().grid().comm(); }
+  /// This process's rank in comm().
   int process_rank() const { return rank_; }
+  /// Is this process in the array's group?
   bool holds_data() const { return layout_.holds_data(rank_); }
+  /// Extent of dimension `d` (of the section, for a section).
   Index extent(int d) const { return layout_.extent(d); }
   /// The whole local allocation, ghost cells included.
   const view_type& local_view() const { return view_; }
@@ -153,10 +169,11 @@ class DistArray {
   /// indexed from 0 at the first owned element.
   auto owned_view() const { return owned_subview(std::make_index_sequence<Rank>{}); }
 
-  /// This process's owned cells (ghosts excluded) and its whole allocation
-  /// (ghosts included), per dimension, in local and global indices; usable
-  /// inside kernels (see local_box.hpp).  Empty where the process holds no data.
+  /// This process's owned cells (ghosts excluded), per dimension, in local and
+  /// global indices; usable inside kernels (see local_box.hpp).  Empty where
+  /// the process holds no data.
   LocalBox<Rank> owned_box() const { return adlib::owned_box<Rank>(layout_, rank_); }
+  /// This process's whole allocation (ghosts included), as owned_box().
   LocalBox<Rank> ghost_box() const { return adlib::ghost_box<Rank>(layout_, rank_); }
 
   /// True when both are this allocation or sections of it (the same answer
