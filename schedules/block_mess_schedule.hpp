@@ -68,14 +68,22 @@
 
 namespace adlib {
 
+/// Which way an execution moves data: forward from the send blocks of `src` to
+/// the receive blocks of `dst`, backward the other way.
 enum class Direction { forward, backward };
 
+/// Point-to-point schedule over strided blocks (see the file overview): declare
+/// with send() / recv(), build() once (collective), execute many times.
+/// Neither copyable nor movable: persistent requests point into its buffers.
 template <class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
 class BlockMessSchedule {
  public:
+  /// Where the pack buffers live (the arrays' memory space).
   using memory_space = MemorySpace;
+  /// Where the copy kernels run.
   using execution_space = typename MemorySpace::execution_space;
 
+  /// An empty schedule over `comm` (no communication until build()).
   explicit BlockMessSchedule(const Comm& comm,
                              const Configuration& config = Configuration::environment())
       : comm_(comm),
@@ -84,10 +92,14 @@ class BlockMessSchedule {
         policy_(TransferPolicy::from(config)) {}
   BlockMessSchedule(const BlockMessSchedule&) = delete;
   BlockMessSchedule& operator=(const BlockMessSchedule&) = delete;
-  /// Not movable either: persistent requests point into its buffers.
+  /// Frees the persistent requests and datatypes (the tag lease goes with the
+  /// object).
   ~BlockMessSchedule() { release_mpi_objects(); }
 
+  /// Declares `block` of the send memory to go to `peer` (forward direction).
   void send(int peer, const StridedBlock& block) { plan_.send(peer, block); }
+  /// Declares `block` of the receive memory to come from `peer` (forward
+  /// direction).
   void recv(int peer, const StridedBlock& block) { plan_.recv(peer, block); }
   /// Collective: every rank's declarations are checked and the verdict is
   /// agreed, with the configuration and the schedule's tag (the lowest free on
@@ -104,6 +116,7 @@ class BlockMessSchedule {
   /// debugging aid, off by default (adlib's own collectives plan both ends
   /// consistently by construction; their tests pass with it on).
   void build() { build(config_.check_peers); }
+  /// build() with the peer check on or off regardless of the configuration.
   void build(bool check_peers) {
     std::string error;
     if (plan_.built()) error = "build() called twice";
@@ -135,6 +148,7 @@ class BlockMessSchedule {
              Direction direction = Direction::forward);
   /// Waits for every message and unpacks; `dst` must not be read before.
   void finish();
+  /// start() then finish().
   template <class T>
   void execute(T* dst, std::size_t dst_span, const T* src, std::size_t src_span,
                Direction direction = Direction::forward) {
@@ -150,6 +164,7 @@ class BlockMessSchedule {
   void start_many(const std::vector<T*>& dst, std::size_t dst_span,
                   const std::vector<const T*>& src, std::size_t src_span,
                   Direction direction = Direction::forward);
+  /// start_many() then finish().
   template <class T>
   void execute_many(const std::vector<T*>& dst, std::size_t dst_span,
                     const std::vector<const T*>& src, std::size_t src_span,
@@ -158,7 +173,8 @@ class BlockMessSchedule {
     finish();
   }
 
-  /// Kokkos View overloads (any rank, contiguous span).
+  /// Kokkos View overloads (any rank, contiguous span): start() and execute()
+  /// on the Views' data and spans.
   template <class DstView, class SrcView>
   void start(const DstView& dst, const SrcView& src, Direction direction = Direction::forward) {
     static_assert(
@@ -166,6 +182,7 @@ class BlockMessSchedule {
         "destination View must be accessible from the schedule's memory space");
     start(dst.data(), dst.span(), src.data(), src.span(), direction);
   }
+  /// start() then finish() on Views.
   template <class DstView, class SrcView>
   void execute(const DstView& dst, const SrcView& src, Direction direction = Direction::forward) {
     start(dst, src, direction);
@@ -175,6 +192,7 @@ class BlockMessSchedule {
   /// How messages travel (pack or MPI datatype); the environment's choice
   /// until set.  Not while an execution is in flight.
   void set_transfer(const TransferPolicy& policy);
+  /// The transfer policy in use.
   const TransferPolicy& transfer() const { return policy_; }
   /// Does message `m` (one of plan()'s) travel in place, read or written by
   /// MPI in the user's memory without a pack buffer, for elements of
@@ -186,11 +204,15 @@ class BlockMessSchedule {
   /// never rebuilds its requests.
   static constexpr std::size_t kRequestSetsKept = 16;
 
+  /// The rank-local plan (the messages after build()).
   const BlockMessagePlan& plan() const { return plan_; }
+  /// The communicator.
   const Comm& comm() const { return comm_; }
+  /// The configuration taken at construction.
   const Configuration& configuration() const { return config_; }
   /// The message tag, agreed by build() (-1 before).
   int tag() const { return tag_.tag(); }
+  /// Between start() and finish()?
   bool in_flight() const { return in_flight_; }
 
  private:

@@ -19,8 +19,10 @@
 
 namespace adlib {
 
+/// One message of a built plan: every block exchanged with one peer in one
+/// direction, in the order the elements travel.
 struct PeerMessage {
-  int peer = -1;
+  int peer = -1;  ///< the other rank
   std::vector<StridedBlock> blocks;  ///< fused and normalised after build()
   std::int64_t count = 0;            ///< elements
   std::int64_t buffer_offset = 0;    ///< in elements, into this side's pack buffer
@@ -31,18 +33,26 @@ struct PeerMessage {
 /// A local copy: `send_side` block of the send memory <-> `recv_side` block of
 /// the receive memory, equal extents.
 struct LocalCopy {
+  /// The block read (forward direction).
   StridedBlock send_side;
+  /// The block written (forward direction).
   StridedBlock recv_side;
 };
 
+/// The rank-local part of a BlockMessSchedule: the blocks declared per peer,
+/// turned by build() into one message per peer and direction plus local copies.
+/// No communication; usable without MPI for planning and tests.
 class BlockMessagePlan {
  public:
-  /// Requests on the send memory (data leaving in the forward direction) and
-  /// on the receive memory (data arriving in the forward direction).  The
-  /// peer is checked here; `my_rank` / `process_count` must be set first.
+  /// A plan of rank `my_rank` out of `process_count`.  Requests (send() and
+  /// recv() below) are on the send memory (data leaving in the forward
+  /// direction) and on the receive memory (data arriving in the forward
+  /// direction); the peer is checked against `process_count`.
   explicit BlockMessagePlan(int my_rank = 0, int process_count = 1)
       : my_rank_(my_rank), process_count_(process_count) {}
+  /// `block` of the send memory goes to `peer`.
   void send(int peer, const StridedBlock& block);
+  /// `block` of the receive memory comes from `peer`.
   void recv(int peer, const StridedBlock& block);
 
   /// Sorts by peer (stable: the blocks of one peer keep their order), merges
@@ -55,17 +65,24 @@ class BlockMessagePlan {
   void build();
   /// The first invalid request, empty if none.
   const std::string& error() const { return error_; }
+  /// Has build() run?
   bool built() const { return built_; }
 
+  /// Messages to other ranks, by increasing peer (after build()).
   const std::vector<PeerMessage>& send_messages() const { return sends_; }
+  /// Messages from other ranks, by increasing peer (after build()).
   const std::vector<PeerMessage>& recv_messages() const { return recvs_; }
+  /// Self-messages paired block by block (after build()).
   const std::vector<LocalCopy>& local_copies() const { return local_copies_; }
   /// When the self-blocks could not be paired block by block (different
   /// splits of the same element sequence), local data goes through a buffer:
   /// these are then the blocks to pack (send side) and unpack (receive side).
   bool local_copies_staged() const { return local_staged_; }
+  /// The staged self-blocks of the send side (see local_copies_staged()).
   const std::vector<StridedBlock>& local_send_blocks() const { return self_sends_; }
+  /// The staged self-blocks of the receive side (see local_copies_staged()).
   const std::vector<StridedBlock>& local_recv_blocks() const { return self_recvs_; }
+  /// Elements copied locally (self-messages).
   std::int64_t local_count() const { return local_count_; }
 
   /// Pack-buffer sizes in elements for the send-side and receive-side messages.
@@ -74,11 +91,13 @@ class BlockMessagePlan {
   std::int64_t send_buffer_count(bool staging = false) const {
     return staging ? send_count() : send_buffer_count_;
   }
+  /// Receive-side counterpart of send_buffer_count().
   std::int64_t recv_buffer_count(bool staging = false) const {
     return staging ? recv_count() : recv_buffer_count_;
   }
-  /// Elements of memory each side must hold (highest offset touched + 1).
+  /// Elements of memory the send side must hold (highest offset touched + 1).
   std::int64_t send_memory_required() const { return send_required_; }
+  /// Receive-side counterpart of send_memory_required().
   std::int64_t recv_memory_required() const { return recv_required_; }
 
   std::int64_t send_count() const;  ///< elements leaving for other ranks (forward)

@@ -26,7 +26,7 @@
 ///
 /// The default comes from the schedule's Configuration (runtime/
 /// configuration.hpp), itself from the environment unless given:
-/// ADLIB_TRANSFER=auto|pack|datatype and ADLIB_DATATYPE_MIN_BYTES=<bytes>
+/// `ADLIB_TRANSFER=auto|pack|datatype` and `ADLIB_DATATYPE_MIN_BYTES=<bytes>`
 /// (default 16384).  Memory that the host cannot address (device memory) is
 /// always packed.
 #pragma once
@@ -39,9 +39,11 @@
 
 namespace adlib {
 
+/// The part of a Configuration that chooses how host messages travel (see the
+/// file overview).
 struct TransferPolicy {
-  TransferMethod method = TransferMethod::automatic;
-  std::int64_t datatype_min_bytes = 16384;
+  TransferMethod method = TransferMethod::automatic;  ///< automatic, pack or datatype
+  std::int64_t datatype_min_bytes = 16384;  ///< the automatic rule's size threshold
 
   /// The policy of a configuration (its transfer and datatype_min_bytes).
   static TransferPolicy from(const Configuration& config) {
@@ -56,7 +58,7 @@ struct TransferPolicy {
 /// The units of the automatic rule: rows shorter than a cache line, each on
 /// a page of its own, are "scattered short rows".
 constexpr std::int64_t kCacheLineBytes = 64;
-constexpr std::int64_t kPageBytes = 4096;
+constexpr std::int64_t kPageBytes = 4096;  ///< see kCacheLineBytes
 
 /// Does `m` travel as a derived datatype over host memory under `policy`?
 /// Never for a direct message (one contiguous block: MPI uses the memory as
