@@ -19,8 +19,11 @@
 
 namespace adlib {
 
+/// What a halo exchange does at the ends of the domain along one dimension:
+/// edge, cyclic, skip or mirror (see the file overview).
 enum class Boundary { edge, cyclic, skip, mirror };
 
+/// "edge", "cyclic", "skip" or "mirror"; "?" for a value outside the enumeration.
 inline const char* boundary_name(Boundary b) {
   switch (b) {
     case Boundary::edge:

@@ -19,6 +19,8 @@
 
 namespace adlib {
 
+/// Every element of `a`, on every rank of its communicator, at C-order linear
+/// index of its position.  Collective over a.comm(): every rank calls it.
 template <class T, int Rank, class MemorySpace>
 std::vector<T> gather_all(const DistArray<T, Rank, MemorySpace>& a) {
   static_assert(std::is_trivially_copyable<T>::value, "gather_all moves elements as bytes");

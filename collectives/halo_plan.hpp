@@ -40,6 +40,7 @@ namespace adlib {
 /// @endverbatim
 enum class Stencil { box, faces };
 
+/// "box" or "faces"; "?" for a value outside the enumeration.
 inline const char* stencil_name(Stencil s) {
   switch (s) {
     case Stencil::box:
@@ -50,9 +51,12 @@ inline const char* stencil_name(Stencil s) {
   return "?";
 }
 
+/// Which ghost cells a halo exchange fills: widths and boundary per dimension
+/// (each width at most the range's ghost width) and the stencil.
 struct HaloWidths {
-  std::vector<Index> low, high;    ///< per dimension
-  std::vector<Boundary> modes;     ///< per dimension
+  std::vector<Index> low;          ///< ghost cells filled below, per dimension
+  std::vector<Index> high;         ///< ghost cells filled above, per dimension
+  std::vector<Boundary> modes;     ///< the boundary per dimension
   Stencil stencil = Stencil::box;  ///< corners included (box) or not (faces)
 };
 

@@ -62,13 +62,16 @@ class RunsSchedule {
  public:
   /// The configuration the schedule was built with (agreed across ranks).
   const Configuration& configuration() const { return config_; }
+  /// Completes the execution that start() began.
   void finish() { schedule_->finish(); }
+  /// The underlying schedule (its plan, tag, transfer choice).
   const BlockMessSchedule<MemorySpace>& schedule() const { return *schedule_; }
   /// Pack or MPI datatype per message (see transfer_policy.hpp); the
   /// environment's choice until set.  Not while an execution is in flight.
   void set_transfer(const TransferPolicy& policy) { schedule_->set_transfer(policy); }
 
  protected:
+  /// For derived classes, which build schedule_ themselves.
   explicit RunsSchedule(const Configuration& config) : config_(config) {}
 
   /// Before an execution posts anything: `error` is this rank's verdict on
@@ -92,7 +95,9 @@ class RunsSchedule {
     agree_on_errors(schedule_->comm(), error, fingerprint, operation);
   }
 
+  /// The configuration the collective was made with.
   Configuration config_;
+  /// The built schedule; set by the derived class's constructor.
   std::unique_ptr<BlockMessSchedule<MemorySpace>> schedule_;
 };
 

@@ -16,9 +16,11 @@
 ///
 /// The constructor plans from the layouts alone (plan_remap: range
 /// arithmetic, no messages) and hands the blocks to a BlockMessSchedule; its
-/// only communication is one small MPI_Allreduce that makes every rank agree
-/// the arguments are valid and identical, so bad input throws adlib::Error on
-/// every rank.  Execution takes the arrays, checks that they have the planned
+/// only communication is two small MPI_Allreduce calls (more with
+/// Configuration::check_peers): the first makes every rank agree the
+/// arguments are valid and identical, so bad input throws adlib::Error on
+/// every rank, the second is BlockMessSchedule::build()'s agreement on the
+/// schedule's tag.  Execution takes the arrays, checks that they have the planned
 /// layouts (any arrays with those layouts will do) and runs the schedule.
 ///
 /// The template arguments are deduced from the arrays (class template
@@ -38,11 +40,15 @@
 
 namespace adlib {
 
+/// A planned copy from arrays of one layout into arrays of another of the same
+/// shape (see the file overview): construct once (collective), execute many
+/// times.
 template <class T, int Rank, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
 class Remap : public RunsSchedule<MemorySpace> {
   static_assert(std::is_trivially_copyable<T>::value, "Remap moves elements as bytes");
 
  public:
+  /// The arrays it copies between.
   using array_type = DistArray<T, Rank, MemorySpace>;
 
   /// `config`: transfer choice, checked mode (see runtime/configuration.hpp);
@@ -51,6 +57,7 @@ class Remap : public RunsSchedule<MemorySpace> {
         const Configuration& config = Configuration::environment())
       : Remap(dst.layout(), src.layout(), overlap_error(dst, src), config) {}
 
+  /// The same from the layouts alone (no arrays needed to plan).
   Remap(const ArrayLayout& dst, const ArrayLayout& src,
         const Configuration& config = Configuration::environment())
       : Remap(dst, src, std::string(), config) {}
@@ -68,7 +75,9 @@ class Remap : public RunsSchedule<MemorySpace> {
                            src.local_view().data(), src.local_view().span());
   }
 
+  /// The layout execute() requires of `dst`.
   const ArrayLayout& destination_layout() const { return dst_; }
+  /// The layout execute() requires of `src`.
   const ArrayLayout& source_layout() const { return src_; }
 
  private:

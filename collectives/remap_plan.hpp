@@ -27,11 +27,15 @@
 
 namespace adlib {
 
+/// One block of a plan: a strided block of local memory and the rank at the other
+/// end.
 struct PlannedBlock {
-  int peer = -1;
-  StridedBlock block;
+  int peer = -1;  ///< the receiver (in sends) or the sender (in recvs)
+  StridedBlock block;  ///< the elements, in local memory
 };
 
+/// One rank's part of a Remap or halo exchange: the blocks it sends and
+/// receives, in the order both ends agree on.
 struct RemapPlan {
   std::vector<PlannedBlock> sends;  ///< blocks of the source's local memory, per receiver
   std::vector<PlannedBlock> recvs;  ///< blocks of the destination's local memory, per sender
