@@ -24,7 +24,9 @@
 /// Ghost widths may exceed the extent.  A Stencil chooses box (corners
 /// included) or faces (cells that are a ghost along one dimension only).
 /// Planned from the layout alone (plan_write_halo); the constructor's only
-/// communication is the agreement on its arguments.  Execution checks that
+/// communication is two small MPI_Allreduce calls (more with
+/// Configuration::check_peers): the agreement on its arguments and
+/// BlockMessSchedule::build()'s agreement on the tag.  Execution checks that
 /// every array has the planned layout, so one schedule serves every array of
 /// that layout, and several of them at once.
 ///
@@ -47,13 +49,18 @@
 
 namespace adlib {
 
+/// A planned halo exchange for arrays of one layout (see the file overview):
+/// construct once (collective), execute many times, on one array or several.
 template <class T, int Rank, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
 class WriteHalo : public RunsSchedule<MemorySpace> {
   static_assert(std::is_trivially_copyable<T>::value, "WriteHalo moves elements as bytes");
 
  public:
+  /// The arrays whose ghost cells it fills.
   using array_type = DistArray<T, Rank, MemorySpace>;
+  /// Ghost widths, one per dimension.
   using Widths = std::array<Index, Rank>;
+  /// Boundaries, one per dimension.
   using Boundaries = std::array<Boundary, Rank>;
 
   /// Every ghost cell of the ranges, cyclic where they are periodic, box
@@ -75,6 +82,8 @@ class WriteHalo : public RunsSchedule<MemorySpace> {
                              std::vector<Boundary>(boundaries.begin(), boundaries.end()), stencil},
                   config) {}
 
+  /// The same from the layout alone; `halo` is checked by check_halo() (an
+  /// adlib::Error on every rank if it fails).
   WriteHalo(const ArrayLayout& layout, const HaloWidths& halo,
             const Configuration& config = Configuration::environment())
       : RunsSchedule<MemorySpace>(config), layout_(layout), halo_(halo) {
@@ -136,7 +145,9 @@ class WriteHalo : public RunsSchedule<MemorySpace> {
     }
   }
 
+  /// The layout every executed array must have.
   const ArrayLayout& layout() const { return layout_; }
+  /// The widths, boundaries and stencil it fills.
   const HaloWidths& halo() const { return halo_; }
 
  private:
@@ -170,17 +181,21 @@ class WriteHalo : public RunsSchedule<MemorySpace> {
 /// array (adlib::WriteHalo halo(u);).
 template <class T, int Rank, class MemorySpace>
 WriteHalo(const DistArray<T, Rank, MemorySpace>&) -> WriteHalo<T, Rank, MemorySpace>;
+/// Deduction guide for the constructor with widths and boundaries.
 template <class T, int Rank, class MemorySpace>
 WriteHalo(const DistArray<T, Rank, MemorySpace>&, const std::array<Index, Rank>&,
           const std::array<Index, Rank>&, const std::array<Boundary, Rank>&)
     -> WriteHalo<T, Rank, MemorySpace>;
+/// Deduction guide for the constructor with widths, boundaries and stencil.
 template <class T, int Rank, class MemorySpace>
 WriteHalo(const DistArray<T, Rank, MemorySpace>&, const std::array<Index, Rank>&,
           const std::array<Index, Rank>&, const std::array<Boundary, Rank>&, Stencil)
     -> WriteHalo<T, Rank, MemorySpace>;
+/// Deduction guide for the whole-halo constructor with a Configuration.
 template <class T, int Rank, class MemorySpace>
 WriteHalo(const DistArray<T, Rank, MemorySpace>&, const Configuration&)
     -> WriteHalo<T, Rank, MemorySpace>;
+/// Deduction guide for the full constructor with a Configuration.
 template <class T, int Rank, class MemorySpace>
 WriteHalo(const DistArray<T, Rank, MemorySpace>&, const std::array<Index, Rank>&,
           const std::array<Index, Rank>&, const std::array<Boundary, Rank>&, Stencil,
