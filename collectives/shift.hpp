@@ -69,9 +69,10 @@ namespace adlib {
 enum class ShiftMode {
   cyclic,   ///< the source position wraps around (Fortran's CSHIFT)
   end_off,  ///< they are set to the fill value, T{} by default (EOSHIFT)
-  keep      // they keep their values
+  keep      ///< they keep their values
 };
 
+/// "cyclic", "end_off" or "keep"; "?" for a value outside the enumeration.
 inline const char* shift_mode_name(ShiftMode mode) {
   switch (mode) {
     case ShiftMode::cyclic:
@@ -348,6 +349,8 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
 
 }  // namespace detail
 
+/// A planned shift by a constant amount along one dimension (see the file
+/// overview): construct once (collective), execute many times.
 template <class T, int Rank, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
 class Shift : public detail::ShiftSchedule<T, Rank, MemorySpace> {
   using Base = detail::ShiftSchedule<T, Rank, MemorySpace>;
@@ -368,8 +371,11 @@ class Shift : public detail::ShiftSchedule<T, Rank, MemorySpace> {
         const Configuration& config = Configuration::environment())
       : Shift(layout, amount, dim, mode, fill, std::string(), layout.fingerprint(), config) {}
 
+  /// The shift amount (Fortran's sign: positive moves data to lower indices).
   Index amount() const { return amount_; }
+  /// The dimension shifted along.
   int dimension() const { return dim_; }
+  /// What happens to the elements shifted in from outside the extent.
   ShiftMode mode() const { return mode_; }
 
  private:
@@ -399,9 +405,11 @@ class CShift : public Shift<T, Rank, MemorySpace> {
  public:
   using typename Shift<T, Rank, MemorySpace>::array_type;
 
+  /// Plans dst = src cyclically shifted by `amount` along `dim`.
   CShift(const array_type& dst, const array_type& src, Index amount, int dim,
          const Configuration& config = Configuration::environment())
       : Shift<T, Rank, MemorySpace>(dst, src, amount, dim, ShiftMode::cyclic, T{}, config) {}
+  /// One schedule for every pair of arrays of `layout`.
   CShift(const ArrayLayout& layout, Index amount, int dim,
          const Configuration& config = Configuration::environment())
       : Shift<T, Rank, MemorySpace>(layout, amount, dim, ShiftMode::cyclic, T{}, config) {}
@@ -415,9 +423,11 @@ class EOShift : public Shift<T, Rank, MemorySpace> {
  public:
   using typename Shift<T, Rank, MemorySpace>::array_type;
 
+  /// Plans dst = src shifted by `amount` along `dim`, `fill` shifted in.
   EOShift(const array_type& dst, const array_type& src, Index amount, int dim, const T& fill = T{},
           const Configuration& config = Configuration::environment())
       : Shift<T, Rank, MemorySpace>(dst, src, amount, dim, ShiftMode::end_off, fill, config) {}
+  /// One schedule for every pair of arrays of `layout`.
   EOShift(const ArrayLayout& layout, Index amount, int dim, const T& fill = T{},
           const Configuration& config = Configuration::environment())
       : Shift<T, Rank, MemorySpace>(layout, amount, dim, ShiftMode::end_off, fill, config) {}
@@ -440,11 +450,14 @@ class Skew : public detail::ShiftSchedule<T, Rank, MemorySpace> {
  public:
   using typename Base::array_type;
 
+  /// Plans the skew of `src` into `dst` (see the class); `fill` is used in
+  /// end_off mode.
   Skew(const array_type& dst, const array_type& src, const std::vector<Index>& amounts, int dim,
        ShiftMode mode, const T& fill = T{},
        const Configuration& config = Configuration::environment())
       : Skew(src.layout(), amounts, dim, mode, fill, Base::pair_error(dst, src),
              dst.layout().fingerprint(), config) {}
+  /// One schedule for every pair of arrays of `layout`.
   Skew(const ArrayLayout& layout, const std::vector<Index>& amounts, int dim, ShiftMode mode,
        const T& fill = T{}, const Configuration& config = Configuration::environment())
       : Skew(layout, amounts, dim, mode, fill, std::string(), layout.fingerprint(), config) {}
@@ -510,42 +523,52 @@ class Skew : public detail::ShiftSchedule<T, Rank, MemorySpace> {
   }
 };
 
-/// Deduction guides: T, Rank and MemorySpace come from the arrays
-/// (adlib::CShift s(b, a, 1, 0);); a fill value converts to T.
+// Deduction guides: T, Rank and MemorySpace come from the arrays
+// (adlib::CShift s(b, a, 1, 0);); a fill value converts to T.
+/// Deduction guide for Shift from two arrays.
 template <class T, int Rank, class MemorySpace>
 Shift(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&, Index, int,
       ShiftMode) -> Shift<T, Rank, MemorySpace>;
+/// Deduction guide for Shift from two arrays and a fill value.
 template <class T, int Rank, class MemorySpace>
 Shift(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&, Index, int,
       ShiftMode, const detail::type_identity_t<T>&) -> Shift<T, Rank, MemorySpace>;
+/// Deduction guide for CShift from two arrays.
 template <class T, int Rank, class MemorySpace>
 CShift(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&, Index, int)
     -> CShift<T, Rank, MemorySpace>;
+/// Deduction guide for EOShift from two arrays.
 template <class T, int Rank, class MemorySpace>
 EOShift(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&, Index, int)
     -> EOShift<T, Rank, MemorySpace>;
+/// Deduction guide for EOShift from two arrays and a fill value.
 template <class T, int Rank, class MemorySpace>
 EOShift(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&, Index, int,
         const detail::type_identity_t<T>&) -> EOShift<T, Rank, MemorySpace>;
+/// Deduction guide for Skew from two arrays.
 template <class T, int Rank, class MemorySpace>
 Skew(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&,
      const std::vector<Index>&, int, ShiftMode) -> Skew<T, Rank, MemorySpace>;
+/// Deduction guide for Skew from two arrays and a fill value.
 template <class T, int Rank, class MemorySpace>
 Skew(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&,
      const std::vector<Index>&, int, ShiftMode, const detail::type_identity_t<T>&)
     -> Skew<T, Rank, MemorySpace>;
 
-/// ... and the same with a Configuration last.
+/// Deduction guide for Shift from two arrays, a fill value and a Configuration.
 template <class T, int Rank, class MemorySpace>
 Shift(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&, Index, int,
       ShiftMode, const detail::type_identity_t<T>&, const Configuration&)
     -> Shift<T, Rank, MemorySpace>;
+/// Deduction guide for CShift from two arrays and a Configuration.
 template <class T, int Rank, class MemorySpace>
 CShift(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&, Index, int,
        const Configuration&) -> CShift<T, Rank, MemorySpace>;
+/// Deduction guide for EOShift from two arrays, a fill value and a Configuration.
 template <class T, int Rank, class MemorySpace>
 EOShift(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&, Index, int,
         const detail::type_identity_t<T>&, const Configuration&) -> EOShift<T, Rank, MemorySpace>;
+/// Deduction guide for Skew from two arrays, a fill value and a Configuration.
 template <class T, int Rank, class MemorySpace>
 Skew(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&,
      const std::vector<Index>&, int, ShiftMode, const detail::type_identity_t<T>&,
@@ -559,18 +582,21 @@ void shift(const DistArray<T, Rank, MemorySpace>& dst, const DistArray<T, Rank, 
   schedule.execute(dst, src);
 }
 
+/// One-shot CShift: plan, execute once, drop the schedule.
 template <class T, int Rank, class MemorySpace>
 void cshift(const DistArray<T, Rank, MemorySpace>& dst, const DistArray<T, Rank, MemorySpace>& src,
             Index amount, int dim) {
   shift(dst, src, amount, dim, ShiftMode::cyclic);
 }
 
+/// One-shot EOShift: plan, execute once, drop the schedule.
 template <class T, int Rank, class MemorySpace>
 void eoshift(const DistArray<T, Rank, MemorySpace>& dst, const DistArray<T, Rank, MemorySpace>& src,
              Index amount, int dim, const detail::type_identity_t<T>& fill = T{}) {
   shift(dst, src, amount, dim, ShiftMode::end_off, fill);
 }
 
+/// One-shot Skew: plan, execute once, drop the schedule.
 template <class T, int Rank, class MemorySpace>
 void skew(const DistArray<T, Rank, MemorySpace>& dst, const DistArray<T, Rank, MemorySpace>& src,
           const std::vector<Index>& amounts, int dim, ShiftMode mode,
