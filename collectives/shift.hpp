@@ -351,6 +351,9 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
 
 /// A planned shift by a constant amount along one dimension (see the file
 /// overview): construct once (collective), execute many times.
+/// Executed with execute(dst, src), or start(dst, src) then finish(); layout(),
+/// fill_value() and vacated_blocks() describe the plan (members of the
+/// detail::ShiftSchedule base it shares with Skew).
 template <class T, int Rank, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
 class Shift : public detail::ShiftSchedule<T, Rank, MemorySpace> {
   using Base = detail::ShiftSchedule<T, Rank, MemorySpace>;
@@ -443,6 +446,7 @@ class EOShift : public Shift<T, Rank, MemorySpace> {
 /// equal consecutive amounts (one run when the whole table is constant) and
 /// plans one Shift-like remap per run, so it costs O(product of the other
 /// extents) in the worst case (every amount different from its neighbour).
+/// Executed like Shift: execute(dst, src), or start(dst, src) then finish().
 template <class T, int Rank, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
 class Skew : public detail::ShiftSchedule<T, Rank, MemorySpace> {
   using Base = detail::ShiftSchedule<T, Rank, MemorySpace>;

@@ -5,10 +5,10 @@
 /// Each schedule leases one tag for its whole life, so several schedules can be in
 /// flight at once without their messages matching each other.  The pool of one
 /// rank; schedules choose their tag together (Comm::lease_agreed_tag: the
-/// lowest tag free on every rank, found inside the constructor's agreement), so
-/// ranks may destroy schedules in different orders.  acquire() alone hands out
-/// this rank's lowest free tag, which matches other ranks only when every rank
-/// created and destroyed its leases in the same order.
+/// lowest tag free on every rank, found inside BlockMessSchedule::build()'s
+/// agreement), so ranks may destroy schedules in different orders.  acquire()
+/// alone hands out this rank's lowest free tag, which matches other ranks only
+/// when every rank created and destroyed its leases in the same order.
 #pragma once
 
 #include <cstdint>
