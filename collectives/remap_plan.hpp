@@ -30,7 +30,7 @@ namespace adlib {
 /// One block of a plan: a strided block of local memory and the rank at the other
 /// end.
 struct PlannedBlock {
-  int peer = -1;  ///< the receiver (in sends) or the sender (in recvs)
+  int peer = -1;       ///< the receiver (in sends) or the sender (in recvs)
   StridedBlock block;  ///< the elements, in local memory
 };
 

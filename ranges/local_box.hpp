@@ -51,8 +51,8 @@ template <int Rank>
 struct LocalBox {
   static_assert(Rank >= 1, "LocalBox rank must be at least 1");
 
-  Index lo[Rank] = {};  ///< first local index per dimension
-  Index hi[Rank] = {};  ///< one past the last local index per dimension
+  Index lo[Rank] = {};      ///< first local index per dimension
+  Index hi[Rank] = {};      ///< one past the last local index per dimension
   LocalMap map[Rank] = {};  ///< local-to-global map per dimension
 
   /// Local indices [begin(d), end(d)) of local_view() along d.

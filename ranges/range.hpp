@@ -43,7 +43,7 @@ namespace adlib {
 /// A half-open interval [begin, end) of global indices.
 struct Interval {
   Index begin = 0;  ///< first index
-  Index end = 0;  ///< one past the last index
+  Index end = 0;    ///< one past the last index
   /// Number of indices (end - begin).
   Index count() const { return end - begin; }
   /// Same begin and end.
@@ -60,9 +60,10 @@ struct Interval {
 /// indices next to the owned interval: below 0 or at / above the extent at
 /// the ends of the domain); block-cyclic has tile = b, period = P * b.
 struct LocalMap {
-  static constexpr Index kNoTile = Index(1) << 62;  ///< tile and period of contiguous ranges: no wrap-around
-  Index base = 0;  ///< global index of local position 0
-  Index tile = kNoTile;  ///< consecutive local positions per tile
+  /// tile and period of contiguous ranges: no wrap-around.
+  static constexpr Index kNoTile = Index(1) << 62;
+  Index base = 0;          ///< global index of local position 0
+  Index tile = kNoTile;    ///< consecutive local positions per tile
   Index period = kNoTile;  ///< global distance from one tile of this process to its next
 };
 
@@ -156,8 +157,8 @@ class Range {
 
 /// Ghost widths of a block-like range.
 struct Ghosts {
-  Index low = 0;  ///< ghost cells below the owned elements
-  Index high = 0;  ///< ghost cells above the owned elements
+  Index low = 0;          ///< ghost cells below the owned elements
+  Index high = 0;         ///< ghost cells above the owned elements
   bool periodic = false;  ///< ghost cells wrap around the ends of the domain
 };
 

@@ -24,8 +24,8 @@ using Index = std::int64_t;
 
 /// A strided interval of global indices lo:hi:stride (see the file overview).
 struct Triplet {
-  Index lo = 0;  ///< first index
-  Index hi = -1;  ///< last bound, inclusive (reached only when stride divides hi - lo)
+  Index lo = 0;      ///< first index
+  Index hi = -1;     ///< last bound, inclusive (reached only when stride divides hi - lo)
   Index stride = 1;  ///< nonzero; negative runs downwards
 
   /// Every index of an extent: 0:extent-1:1.
@@ -61,11 +61,11 @@ struct Triplet {
 
 /// Elements of a section held by one process (see the file overview).
 struct Block {
-  Index count = 0;  ///< number of elements
+  Index count = 0;        ///< number of elements
   Index global_base = 0;  ///< global index of the first element
   Index global_step = 1;  ///< global index step between consecutive elements
-  Index local_base = 0;  ///< local position of the first element (ghost offset included)
-  Index local_step = 1;  ///< local position step between consecutive elements
+  Index local_base = 0;   ///< local position of the first element (ghost offset included)
+  Index local_step = 1;   ///< local position step between consecutive elements
 };
 
 /// Where a global index lives.

@@ -25,7 +25,7 @@ constexpr int kMaxBlockRank = 8;
 /// a plain value that kernels capture by copy.
 struct StridedBlock {
   std::int64_t offset = 0;  ///< index of element (0, ..., 0), in elements
-  int rank = 0;  ///< number of dimensions (0 to kMaxBlockRank; 0: one element)
+  int rank = 0;             ///< number of dimensions (0 to kMaxBlockRank; 0: one element)
   /// Extent of each dimension.  Plain arrays (not std::array) so the struct
   /// can be captured by value in device kernels of every Kokkos back end.
   std::int64_t extents[kMaxBlockRank] = {};

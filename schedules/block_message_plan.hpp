@@ -22,7 +22,7 @@ namespace adlib {
 /// One message of a built plan: every block exchanged with one peer in one
 /// direction, in the order the elements travel.
 struct PeerMessage {
-  int peer = -1;  ///< the other rank
+  int peer = -1;                     ///< the other rank
   std::vector<StridedBlock> blocks;  ///< fused and normalised after build()
   std::int64_t count = 0;            ///< elements
   std::int64_t buffer_offset = 0;    ///< in elements, into this side's pack buffer

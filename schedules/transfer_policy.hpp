@@ -43,7 +43,7 @@ namespace adlib {
 /// file overview).
 struct TransferPolicy {
   TransferMethod method = TransferMethod::automatic;  ///< automatic, pack or datatype
-  std::int64_t datatype_min_bytes = 16384;  ///< the automatic rule's size threshold
+  std::int64_t datatype_min_bytes = 16384;            ///< the automatic rule's size threshold
 
   /// The policy of a configuration (its transfer and datatype_min_bytes).
   static TransferPolicy from(const Configuration& config) {
