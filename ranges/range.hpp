@@ -60,7 +60,7 @@ struct Interval {
 /// indices next to the owned interval: below 0 or at / above the extent at
 /// the ends of the domain); block-cyclic has tile = b, period = P * b.
 struct LocalMap {
-  /// tile and period of contiguous ranges: no wrap-around.
+  /// The tile and period of contiguous ranges: no wrap-around.
   static constexpr Index kNoTile = Index(1) << 62;
   Index base = 0;          ///< global index of local position 0
   Index tile = kNoTile;    ///< consecutive local positions per tile
