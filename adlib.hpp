@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// adlib: schedule-based communication for distributed arrays.  One include
-// for everything public.
+/// @file
+/// adlib: schedule-based communication for distributed arrays.  One include
+/// for everything public.
 #pragma once
 
 #include <adlib/version.hpp>

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// gather_all: the whole of a distributed array (or section) on every rank,
-// as a flat C-order std::vector.  For tests, diagnostics and small data: it
-// moves every element to every rank.
-//
-//   std::vector<double> everything = adlib::gather_all(a);
+/// @file
+/// gather_all: the whole of a distributed array (or section) on every rank,
+/// as a flat C-order std::vector.  For tests, diagnostics and small data: it
+/// moves every element to every rank.
+///
+/// @code
+///   std::vector<double> everything = adlib::gather_all(a);
+/// @endcode
 #pragma once
 
 #include <mpi.h>
@@ -16,6 +19,8 @@
 
 namespace adlib {
 
+/// Every element of `a`, on every rank of its communicator, at C-order linear
+/// index of its position.  Collective over a.comm(): every rank calls it.
 template <class T, int Rank, class MemorySpace>
 std::vector<T> gather_all(const DistArray<T, Rank, MemorySpace>& a) {
   static_assert(std::is_trivially_copyable<T>::value, "gather_all moves elements as bytes");

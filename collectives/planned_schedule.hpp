@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// From a plan to a schedule: what every collective built on BlockMessSchedule
-// does with the blocks its planner enumerated.
+/// @file
+/// From a plan to a schedule: what every collective built on BlockMessSchedule
+/// does with the blocks its planner enumerated.
 #pragma once
 
 #include <cstdint>
@@ -16,31 +17,31 @@
 
 namespace adlib {
 
-// Declares a plan's blocks in plan order (the order is the message layout,
-// identical on both ends of every message).
+/// Declares a plan's blocks in plan order (the order is the message layout,
+/// identical on both ends of every message).
 template <class MemorySpace>
 void declare(BlockMessSchedule<MemorySpace>& schedule, const RemapPlan& plan) {
   for (const auto& b : plan.sends) schedule.send(b.peer, b.block);
   for (const auto& b : plan.recvs) schedule.recv(b.peer, b.block);
 }
 
-// The configuration of the BlockMessSchedule under a collective: the
-// collective's, less the checked mode (the collective agrees on its arrays
-// itself, which covers what the schedule would check).
+/// The configuration of the BlockMessSchedule under a collective: the
+/// collective's, less the checked mode (the collective agrees on its arrays
+/// itself, which covers what the schedule would check).
 inline Configuration inner_configuration(const Configuration& config) {
   Configuration inner = config;
   inner.checked = false;
   return inner;
 }
 
-// What a collective's constructor agrees on besides its own arguments: the
-// element type (size, alignment, kind) and the configuration.
+/// What a collective's constructor agrees on besides its own arguments: the
+/// element type (size, alignment, kind) and the configuration.
 template <class T>
 std::uint64_t element_and_configuration_fingerprint(const Configuration& config) {
   return detail::hash_mix(detail::element_fingerprint<T>(), config.fingerprint());
 }
 
-// A built schedule for `plan` (collective), with its buffers allocated for T.
+/// A built schedule for `plan` (collective), with its buffers allocated for T.
 template <class T, class MemorySpace>
 std::unique_ptr<BlockMessSchedule<MemorySpace>> build_schedule(
     const Comm& comm, const RemapPlan& plan,
@@ -53,30 +54,33 @@ std::unique_ptr<BlockMessSchedule<MemorySpace>> build_schedule(
   return schedule;
 }
 
-// What every collective that runs one BlockMessSchedule offers besides its
-// own start(): completion, the schedule for inspection, and the transfer
-// choice.  The derived class builds `schedule_` in its constructor.
+/// What every collective that runs one BlockMessSchedule offers besides its
+/// own start(): completion, the schedule for inspection, and the transfer
+/// choice.  The derived class builds `schedule_` in its constructor.
 template <class MemorySpace>
 class RunsSchedule {
  public:
-  // The configuration the schedule was built with (agreed across ranks).
+  /// The configuration the schedule was built with (agreed across ranks).
   const Configuration& configuration() const { return config_; }
+  /// Completes the execution that start() began.
   void finish() { schedule_->finish(); }
+  /// The underlying schedule (its plan, tag, transfer choice).
   const BlockMessSchedule<MemorySpace>& schedule() const { return *schedule_; }
-  // Pack or MPI datatype per message (see transfer_policy.hpp); the
-  // environment's choice until set.  Not while an execution is in flight.
+  /// Pack or MPI datatype per message (see transfer_policy.hpp); the
+  /// environment's choice until set.  Not while an execution is in flight.
   void set_transfer(const TransferPolicy& policy) { schedule_->set_transfer(policy); }
 
  protected:
+  /// For derived classes, which build schedule_ themselves.
   explicit RunsSchedule(const Configuration& config) : config_(config) {}
 
-  // Before an execution posts anything: `error` is this rank's verdict on
-  // the arrays (empty: fine) and `arrays` how many it passes.  Unchecked, an
-  // error throws here only; in checked mode every rank agrees (one
-  // MPI_Allreduce) on the verdicts and on `arrays`, so a rank that passes
-  // another layout, or another number of arrays, makes every rank throw.
-  // Checked executions are collective calls: every rank starts the checked
-  // schedules of a communicator in the same order.
+  /// Before an execution posts anything: `error` is this rank's verdict on
+  /// the arrays (empty: fine) and `arrays` how many it passes.  Unchecked, an
+  /// error throws here only; in checked mode every rank agrees (one
+  /// MPI_Allreduce) on the verdicts and on `arrays`, so a rank that passes
+  /// another layout, or another number of arrays, makes every rank throw.
+  /// Checked executions are collective calls: every rank starts the checked
+  /// schedules of a communicator in the same order.
   void agree_to_execute(const std::string& error, std::uint64_t arrays,
                         const char* operation) const {
     if (!config_.checked) {
@@ -91,7 +95,9 @@ class RunsSchedule {
     agree_on_errors(schedule_->comm(), error, fingerprint, operation);
   }
 
+  /// The configuration the collective was made with.
   Configuration config_;
+  /// The built schedule; set by the derived class's constructor.
   std::unique_ptr<BlockMessSchedule<MemorySpace>> schedule_;
 };
 

@@ -1,26 +1,31 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Remap: copy a distributed array into another of the same shape and any
-// distribution (Adlib's Remap).  Sections on either side, different process
-// grids over the same communicator, replicated destinations (every copy is
-// written) and replicated sources (one replica sends) all work.
-//
-//   adlib::Remap to_columns(b, a);              // plan once (collective)
-//   for (int step = 0; step < steps; ++step) {
-//     ...                                       // update a
-//     to_columns.execute(b, a);                 // b = a, many times
-//   }
-//   adlib::remap(b, a);                         // one-shot: plan, execute, drop
-//
-// The constructor plans from the layouts alone (plan_remap: range
-// arithmetic, no messages) and hands the blocks to a BlockMessSchedule; its
-// only communication is one small MPI_Allreduce that makes every rank agree
-// the arguments are valid and identical, so bad input throws adlib::Error on
-// every rank.  Execution takes the arrays, checks that they have the planned
-// layouts (any arrays with those layouts will do) and runs the schedule.
-//
-// The template arguments are deduced from the arrays (class template
-// argument deduction): `adlib::Remap r(y, x)` is a Remap<double, 1> for
-// DistArray<double, 1> arrays.
+/// @file
+/// Remap: copy a distributed array into another of the same shape and any
+/// distribution (Adlib's Remap).  Sections on either side, different process
+/// grids over the same communicator, replicated destinations (every copy is
+/// written) and replicated sources (one replica sends) all work.
+///
+/// @code
+///   adlib::Remap to_columns(b, a);              // plan once (collective)
+///   for (int step = 0; step < steps; ++step) {
+///     ...                                       // update a
+///     to_columns.execute(b, a);                 // b = a, many times
+///   }
+///   adlib::remap(b, a);                         // one-shot: plan, execute, drop
+/// @endcode
+///
+/// The constructor plans from the layouts alone (plan_remap: range
+/// arithmetic, no messages) and hands the blocks to a BlockMessSchedule; its
+/// only communication is two small MPI_Allreduce calls (more with
+/// Configuration::check_peers): the first makes every rank agree the
+/// arguments are valid and identical, so bad input throws adlib::Error on
+/// every rank, the second is BlockMessSchedule::build()'s agreement on the
+/// schedule's tag.  Execution takes the arrays, checks that they have the planned
+/// layouts (any arrays with those layouts will do) and runs the schedule.
+///
+/// The template arguments are deduced from the arrays (class template
+/// argument deduction): `adlib::Remap r(y, x)` is a Remap<double, 1> for
+/// DistArray<double, 1> arrays.
 #pragma once
 
 #include <memory>
@@ -35,43 +40,50 @@
 
 namespace adlib {
 
+/// A planned copy from arrays of one layout into arrays of another of the same
+/// shape (see the file overview): construct once (collective), execute many
+/// times.
 template <class T, int Rank, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
 class Remap : public RunsSchedule<MemorySpace> {
   static_assert(std::is_trivially_copyable<T>::value, "Remap moves elements as bytes");
 
  public:
+  /// The arrays it copies between.
   using array_type = DistArray<T, Rank, MemorySpace>;
 
-  // `config`: transfer choice, checked mode (see runtime/configuration.hpp);
-  // the same on every rank.
+  /// `config`: transfer choice, checked mode (see runtime/configuration.hpp);
+  /// the same on every rank.
   Remap(const array_type& dst, const array_type& src,
         const Configuration& config = Configuration::environment())
       : Remap(dst.layout(), src.layout(), overlap_error(dst, src), config) {}
 
+  /// The same from the layouts alone (no arrays needed to plan).
   Remap(const ArrayLayout& dst, const ArrayLayout& src,
         const Configuration& config = Configuration::environment())
       : Remap(dst, src, std::string(), config) {}
 
-  // dst is written (Views are handles, hence const&, as in Kokkos::deep_copy).
+  /// dst is written (Views are handles, hence const&, as in Kokkos::deep_copy).
   void execute(const array_type& dst, const array_type& src) {
     start(dst, src);
     this->finish();
   }
-  // start() returns once messages are posted and local copies done;
-  // neither array may be touched before finish().
+  /// start() returns once messages are posted and local copies done;
+  /// neither array may be touched before finish().
   void start(const array_type& dst, const array_type& src) {
     check_layouts(dst, src);
     this->schedule_->start(dst.local_view().data(), dst.local_view().span(),
                            src.local_view().data(), src.local_view().span());
   }
 
+  /// The layout execute() requires of `dst`.
   const ArrayLayout& destination_layout() const { return dst_; }
+  /// The layout execute() requires of `src`.
   const ArrayLayout& source_layout() const { return src_; }
 
  private:
-  // Messages and local copies run in an order that ignores overlap, so an in-place
-  // remap between overlapping sections of one array would read elements it
-  // already overwrote.  Refused instead of silently wrong.
+  /// Messages and local copies run in an order that ignores overlap, so an in-place
+  /// remap between overlapping sections of one array would read elements it
+  /// already overwrote.  Refused instead of silently wrong.
   static std::string overlap_error(const array_type& dst, const array_type& src) {
     if (dst.shares_allocation_with(src) && dst.layout().overlaps(src.layout()))
       return "source and destination are overlapping sections of the same array; remap into a "
@@ -112,13 +124,13 @@ class Remap : public RunsSchedule<MemorySpace> {
   ArrayLayout dst_, src_;
 };
 
-// Deduction guide: adlib::Remap r(dst, src); takes T, Rank and MemorySpace
-// from the arrays (which must agree on all three).
+/// Deduction guide: adlib::Remap r(dst, src); takes T, Rank and MemorySpace
+/// from the arrays (which must agree on all three).
 template <class T, int Rank, class MemorySpace>
 Remap(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&)
     -> Remap<T, Rank, MemorySpace>;
 
-// One-shot remap: plan, execute once, drop the schedule.
+/// One-shot remap: plan, execute once, drop the schedule.
 template <class T, int Rank, class MemorySpace>
 void remap(const DistArray<T, Rank, MemorySpace>& dst, const DistArray<T, Rank, MemorySpace>& src) {
   Remap<T, Rank, MemorySpace> schedule(dst, src);

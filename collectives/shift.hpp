@@ -1,43 +1,48 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Shift, CShift, EOShift and Skew: move a distributed array along one
-// dimension into another array of the same layout (Adlib's Shift / CShift,
-// Fortran's EOSHIFT / CSHIFT, with Fortran's sign).
-//
-//   adlib::Shift step(b, a, 1, 0, adlib::ShiftMode::keep);  // plan once
-//   for (...) step.execute(b, a);          // b[i][j] = a[i + 1][j], many times
-//   adlib::cshift(b, a, -3, 1);            // one-shot: b[i][j] = a[i][(j - 3) mod n]
-//   adlib::eoshift(b, a, 2, 0, -1.0);      // b[i][j] = a[i + 2][j], or -1 past the end
-//
-// dst[..., i, ...] = src[..., i + amount, ...] along dimension `dim`, as
-// Fortran's CSHIFT / EOSHIFT define it (result(i) = array(i + shift)): a
-// positive amount moves the data towards lower indices.  The destination
-// elements whose i + amount falls outside the extent depend on the mode:
-//   cyclic   i + amount is taken modulo the extent (CSHIFT);
-//   end_off  they are set to the fill value, T{} unless given (EOSHIFT with
-//            its BOUNDARY argument); the value is kept in the schedule and
-//            written by every execution;
-//   keep     they are left unchanged (the caller fills them, e.g. a boundary
-//            condition written before or after the shift).
-// Any amount is valid: 0 copies, |amount| >= extent moves nothing in end_off
-// and keep modes and wraps in cyclic mode.
-//
-// Skew is a Shift whose amount varies with the positions of the other
-// dimensions (amounts[linear C-order index over those positions]).
-//
-// Both arrays must have the same layout (aligned: same group, ranges and
-// section) and be different arrays: messages and local copies run in an order
-// that ignores overlap, so an in-place shift would read elements it already
-// overwrote.  Like Remap, the constructor is collective, plans from range
-// arithmetic only (a shift is a remap between sections of the one layout),
-// and agrees on errors and arguments (the fill value included) across the
-// ranks, so bad or rank-dependent arguments throw adlib::Error on every
-// rank.  All the sections go into ONE BlockMessSchedule, declared in the same
-// order on every rank, so each peer gets one message per execution whatever
-// the number of sections.
-//
-// The template arguments are deduced from the arrays (class template
-// argument deduction): `adlib::CShift s(b, a, 1, 0)` is a CShift<double, 1>
-// for DistArray<double, 1> arrays.
+/// @file
+/// Shift, CShift, EOShift and Skew: move a distributed array along one
+/// dimension into another array of the same layout (Adlib's Shift / CShift,
+/// Fortran's EOSHIFT / CSHIFT, with Fortran's sign).
+///
+/// @code
+///   adlib::Shift step(b, a, 1, 0, adlib::ShiftMode::keep);  // plan once
+///   for (...) step.execute(b, a);          // b[i][j] = a[i + 1][j], many times
+///   adlib::cshift(b, a, -3, 1);            // one-shot: b[i][j] = a[i][(j - 3) mod n]
+///   adlib::eoshift(b, a, 2, 0, -1.0);      // b[i][j] = a[i + 2][j], or -1 past the end
+/// @endcode
+///
+/// dst[..., i, ...] = src[..., i + amount, ...] along dimension `dim`, as
+/// Fortran's CSHIFT / EOSHIFT define it (result(i) = array(i + shift)): a
+/// positive amount moves the data towards lower indices.  The destination
+/// elements whose i + amount falls outside the extent depend on the mode:
+/// @verbatim
+///   cyclic   i + amount is taken modulo the extent (CSHIFT);
+///   end_off  they are set to the fill value, T{} unless given (EOSHIFT with
+///            its BOUNDARY argument); the value is kept in the schedule and
+///            written by every execution;
+///   keep     they are left unchanged (the caller fills them, e.g. a boundary
+///            condition written before or after the shift).
+/// @endverbatim
+/// Any amount is valid: 0 copies, |amount| >= extent moves nothing in end_off
+/// and keep modes and wraps in cyclic mode.
+///
+/// Skew is a Shift whose amount varies with the positions of the other
+/// dimensions (amounts[linear C-order index over those positions]).
+///
+/// Both arrays must have the same layout (aligned: same group, ranges and
+/// section) and be different arrays: messages and local copies run in an order
+/// that ignores overlap, so an in-place shift would read elements it already
+/// overwrote.  Like Remap, the constructor is collective, plans from range
+/// arithmetic only (a shift is a remap between sections of the one layout),
+/// and agrees on errors and arguments (the fill value included) across the
+/// ranks, so bad or rank-dependent arguments throw adlib::Error on every
+/// rank.  All the sections go into ONE BlockMessSchedule, declared in the same
+/// order on every rank, so each peer gets one message per execution whatever
+/// the number of sections.
+///
+/// The template arguments are deduced from the arrays (class template
+/// argument deduction): `adlib::CShift s(b, a, 1, 0)` is a CShift<double, 1>
+/// for DistArray<double, 1> arrays.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -59,14 +64,15 @@
 
 namespace adlib {
 
-// What a shift does with the destination elements whose source position
-// i + amount falls outside the extent.
+/// What a shift does with the destination elements whose source position
+/// i + amount falls outside the extent.
 enum class ShiftMode {
-  cyclic,   // the source position wraps around (Fortran's CSHIFT)
-  end_off,  // they are set to the fill value, T{} by default (EOSHIFT)
-  keep      // they keep their values
+  cyclic,   ///< the source position wraps around (Fortran's CSHIFT)
+  end_off,  ///< they are set to the fill value, T{} by default (EOSHIFT)
+  keep      ///< they keep their values
 };
 
+/// "cyclic", "end_off" or "keep"; "?" for a value outside the enumeration.
 inline const char* shift_mode_name(ShiftMode mode) {
   switch (mode) {
     case ShiftMode::cyclic:
@@ -79,8 +85,8 @@ inline const char* shift_mode_name(ShiftMode mode) {
   return "?";
 }
 
-// False for a value outside the enumeration (a static_cast of a wrong
-// number): the shifts reject it with an adlib::Error on every rank.
+/// False for a value outside the enumeration (a static_cast of a wrong
+/// number): the shifts reject it with an adlib::Error on every rank.
 inline bool is_valid_shift_mode(ShiftMode mode) {
   switch (mode) {
     case ShiftMode::cyclic:
@@ -93,8 +99,8 @@ inline bool is_valid_shift_mode(ShiftMode mode) {
 
 namespace detail {
 
-// A parameter type that takes no part in template argument deduction (C++20's
-// std::type_identity): the fill value converts to T instead of deducing it.
+/// A parameter type that takes no part in template argument deduction (C++20's
+/// std::type_identity): the fill value converts to T instead of deducing it.
 template <class T>
 struct type_identity {
   using type = T;
@@ -102,10 +108,10 @@ struct type_identity {
 template <class T>
 using type_identity_t = typename type_identity<T>::type;
 
-// The bytes by which ranks agree on a fill value: its object representation
-// where that is the value (integers, most structs), the value itself for
-// floating-point types (long double has padding bytes), nothing where
-// padding would make equal values look different.
+/// The bytes by which ranks agree on a fill value: its object representation
+/// where that is the value (integers, most structs), the value itself for
+/// floating-point types (long double has padding bytes), nothing where
+/// padding would make equal values look different.
 template <class T>
 std::string fill_fingerprint(const T& fill) {
   std::string bytes;
@@ -121,9 +127,9 @@ std::string fill_fingerprint(const T& fill) {
   return bytes;
 }
 
-// Along the shifted dimension, a shift is one or two copies between intervals
-// of positions (cyclic: the part that stays in range and the part that wraps)
-// and, in end_off and keep modes, the interval that nothing shifts into.
+/// Along the shifted dimension, a shift is one or two copies between intervals
+/// of positions (cyclic: the part that stays in range and the part that wraps)
+/// and, in end_off and keep modes, the interval that nothing shifts into.
 struct ShiftMove {
   Triplet dst, src;
 };
@@ -132,7 +138,7 @@ struct ShiftAlongDimension {
   Triplet vacated = Triplet::empty();
 };
 
-// dst[i] = src[i + amount] for i in 0 .. extent-1 (Fortran's sign).
+/// dst[i] = src[i + amount] for i in 0 .. extent-1 (Fortran's sign).
 inline ShiftAlongDimension shift_along_dimension(Index extent, Index amount, ShiftMode mode) {
   ShiftAlongDimension out;
   if (extent == 0) return out;
@@ -153,8 +159,8 @@ inline ShiftAlongDimension shift_along_dimension(Index extent, Index amount, Shi
   return out;
 }
 
-// Sets every element of `blocks` of `data` to `fill`, in ExecutionSpace (a
-// free function: nvcc takes no device lambda in a private member).
+/// Sets every element of `blocks` of `data` to `fill`, in ExecutionSpace (a
+/// free function: nvcc takes no device lambda in a private member).
 template <class ExecutionSpace, class T>
 void fill_blocks(T* data, const std::vector<StridedBlock>& blocks, const T& fill) {
   for (const StridedBlock& block : blocks) {
@@ -165,8 +171,8 @@ void fill_blocks(T* data, const std::vector<StridedBlock>& blocks, const T& fill
   }
 }
 
-// What Shift and Skew share: the checks, the schedule built from sections of
-// one layout, the filling of vacated elements, and execution.
+/// What Shift and Skew share: the checks, the schedule built from sections of
+/// one layout, the filling of vacated elements, and execution.
 template <class T, int Rank, class MemorySpace>
 class ShiftSchedule : public RunsSchedule<MemorySpace> {
   static_assert(std::is_trivially_copyable<T>::value, "Shift moves elements as bytes");
@@ -174,13 +180,13 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
  public:
   using array_type = DistArray<T, Rank, MemorySpace>;
 
-  // dst is written (Views are handles, hence const&, as in Kokkos::deep_copy).
+  /// dst is written (Views are handles, hence const&, as in Kokkos::deep_copy).
   void execute(const array_type& dst, const array_type& src) {
     start(dst, src);
     this->finish();
   }
-  // start() returns once messages are posted and local copies done;
-  // neither array may be touched before finish().
+  /// start() returns once messages are posted and local copies done;
+  /// neither array may be touched before finish().
   void start(const array_type& dst, const array_type& src) {
     this->agree_to_execute(array_error(dst, src), 1, operation_);
     this->schedule_->start(dst.local_view().data(), dst.local_view().span(),
@@ -191,12 +197,12 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
     fill_vacated(dst.local_view().data());
   }
 
-  // The layout of both arrays.
+  /// The layout of both arrays.
   const ArrayLayout& layout() const { return layout_; }
-  // The value written into vacated elements in end_off mode.
+  /// The value written into vacated elements in end_off mode.
   const T& fill_value() const { return fill_; }
-  // Blocks of this rank's destination memory set to fill_value() by each
-  // execution (empty unless the mode is end_off).
+  /// Blocks of this rank's destination memory set to fill_value() by each
+  /// execution (empty unless the mode is end_off).
   const std::vector<StridedBlock>& vacated_blocks() const { return vacated_; }
 
  protected:
@@ -208,7 +214,7 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
         me_(layout.group().grid().comm().rank()),
         fill_(fill) {}
 
-  // Empty when dst and src may be shifted into one another, else the reason.
+  /// Empty when dst and src may be shifted into one another, else the reason.
   static std::string pair_error(const array_type& dst, const array_type& src) {
     if (dst.shares_allocation_with(src))
       return "source and destination are the same array (or sections of it); an in-place shift "
@@ -219,8 +225,8 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
     return {};
   }
 
-  // Empty when the planned layout, dimension and mode are valid, else the
-  // reason.
+  /// Empty when the planned layout, dimension and mode are valid, else the
+  /// reason.
   std::string dimension_error(int dim, ShiftMode mode) const {
     if (!is_valid_shift_mode(mode))
       return "shift mode " + std::to_string(static_cast<int>(mode)) +
@@ -234,19 +240,19 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
     return {};
   }
 
-  // The fingerprint of every argument, for the agreement across ranks: the
-  // layouts, the arguments, the element type and the configuration.
+  /// The fingerprint of every argument, for the agreement across ranks: the
+  /// layouts, the arguments, the element type and the configuration.
   std::uint64_t fingerprint(std::uint64_t dst_layout, const std::string& arguments) const {
     return detail::hash_mix(
         (dst_layout * 31 + layout_.fingerprint()) * 31 + fingerprint_of(arguments),
         element_and_configuration_fingerprint<T>(this->config_));
   }
 
-  // Collective: agrees on `error` and the arguments' fingerprint (throws on
-  // every rank if any rank found an error or the arguments differ), then
-  // builds the schedule from the sections `declare()` passes to move() and
-  // vacate().  declare() must make the same calls on every rank: that order
-  // is the element order of each message.
+  /// Collective: agrees on `error` and the arguments' fingerprint (throws on
+  /// every rank if any rank found an error or the arguments differ), then
+  /// builds the schedule from the sections `declare()` passes to move() and
+  /// vacate().  declare() must make the same calls on every rank: that order
+  /// is the element order of each message.
   template <class Declare>
   void build(std::string error, std::uint64_t arguments_fingerprint, Declare&& declare) {
     const Comm& comm = layout_.group().grid().comm();
@@ -258,15 +264,15 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
     this->schedule_->template prepare<T>();
   }
 
-  // dst's section `to` receives src's section `from` (positions of the
-  // layout, equal shapes).
+  /// dst's section `to` receives src's section `from` (positions of the
+  /// layout, equal shapes).
   void move(const std::vector<Triplet>& to, const std::vector<Triplet>& from) {
     if (is_empty(to)) return;
     declare(*this->schedule_, plan_remap(layout_.section(to), layout_.section(from), me_));
   }
 
-  // dst's section `positions` is set to the fill value by every execution: the owned
-  // elements only (through the ranges' owned blocks), never ghost cells.
+  /// dst's section `positions` is set to the fill value by every execution: the owned
+  /// elements only (through the ranges' owned blocks), never ghost cells.
   void vacate(const std::vector<Triplet>& positions) {
     if (is_empty(positions) || !layout_.holds_data(me_)) return;
     const ArrayLayout part = layout_.section(positions);
@@ -296,8 +302,8 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
     }
   }
 
-  // Declares a shift by `amount` along `dim` of the elements whose other
-  // dimensions lie in `others` (whose entry `dim` is ignored).
+  /// Declares a shift by `amount` along `dim` of the elements whose other
+  /// dimensions lie in `others` (whose entry `dim` is ignored).
   void declare_shift(std::vector<Triplet> others, int dim, Index amount, ShiftMode mode) {
     const ShiftAlongDimension along = shift_along_dimension(layout_.extent(dim), amount, mode);
     std::vector<Triplet> from = others;
@@ -343,6 +349,11 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
 
 }  // namespace detail
 
+/// A planned shift by a constant amount along one dimension (see the file
+/// overview): construct once (collective), execute many times.
+/// Executed with execute(dst, src), or start(dst, src) then finish(); layout(),
+/// fill_value() and vacated_blocks() describe the plan (members of the
+/// detail::ShiftSchedule base it shares with Skew).
 template <class T, int Rank, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
 class Shift : public detail::ShiftSchedule<T, Rank, MemorySpace> {
   using Base = detail::ShiftSchedule<T, Rank, MemorySpace>;
@@ -350,21 +361,24 @@ class Shift : public detail::ShiftSchedule<T, Rank, MemorySpace> {
  public:
   using typename Base::array_type;
 
-  // dst[..., i, ...] = src[..., i + amount, ...] along `dim`; `fill` is
-  // written where i + amount leaves the extent in end_off mode.  `config`:
-  // transfer choice, checked mode (see runtime/configuration.hpp); the same
-  // on every rank.
+  /// dst[..., i, ...] = src[..., i + amount, ...] along `dim`; `fill` is
+  /// written where i + amount leaves the extent in end_off mode.  `config`:
+  /// transfer choice, checked mode (see runtime/configuration.hpp); the same
+  /// on every rank.
   Shift(const array_type& dst, const array_type& src, Index amount, int dim, ShiftMode mode,
         const T& fill = T{}, const Configuration& config = Configuration::environment())
       : Shift(src.layout(), amount, dim, mode, fill, Base::pair_error(dst, src),
               dst.layout().fingerprint(), config) {}
-  // One schedule for every pair of arrays of `layout`.
+  /// One schedule for every pair of arrays of `layout`.
   Shift(const ArrayLayout& layout, Index amount, int dim, ShiftMode mode, const T& fill = T{},
         const Configuration& config = Configuration::environment())
       : Shift(layout, amount, dim, mode, fill, std::string(), layout.fingerprint(), config) {}
 
+  /// The shift amount (Fortran's sign: positive moves data to lower indices).
   Index amount() const { return amount_; }
+  /// The dimension shifted along.
   int dimension() const { return dim_; }
+  /// What happens to the elements shifted in from outside the extent.
   ShiftMode mode() const { return mode_; }
 
  private:
@@ -387,47 +401,52 @@ class Shift : public detail::ShiftSchedule<T, Rank, MemorySpace> {
   ShiftMode mode_;
 };
 
-// The cyclic shift (Fortran's CSHIFT): a Shift with ShiftMode::cyclic,
-// dst[..., i, ...] = src[..., (i + amount) mod n, ...].
+/// The cyclic shift (Fortran's CSHIFT): a Shift with ShiftMode::cyclic,
+/// dst[..., i, ...] = src[..., (i + amount) mod n, ...].
 template <class T, int Rank, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
 class CShift : public Shift<T, Rank, MemorySpace> {
  public:
   using typename Shift<T, Rank, MemorySpace>::array_type;
 
+  /// Plans dst = src cyclically shifted by `amount` along `dim`.
   CShift(const array_type& dst, const array_type& src, Index amount, int dim,
          const Configuration& config = Configuration::environment())
       : Shift<T, Rank, MemorySpace>(dst, src, amount, dim, ShiftMode::cyclic, T{}, config) {}
+  /// One schedule for every pair of arrays of `layout`.
   CShift(const ArrayLayout& layout, Index amount, int dim,
          const Configuration& config = Configuration::environment())
       : Shift<T, Rank, MemorySpace>(layout, amount, dim, ShiftMode::cyclic, T{}, config) {}
 };
 
-// The end-off shift (Fortran's EOSHIFT): a Shift with ShiftMode::end_off,
-// dst[..., i, ...] = src[..., i + amount, ...], or `fill` (EOSHIFT's
-// BOUNDARY, T{} by default) where i + amount leaves the extent.
+/// The end-off shift (Fortran's EOSHIFT): a Shift with ShiftMode::end_off,
+/// dst[..., i, ...] = src[..., i + amount, ...], or `fill` (EOSHIFT's
+/// BOUNDARY, T{} by default) where i + amount leaves the extent.
 template <class T, int Rank, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
 class EOShift : public Shift<T, Rank, MemorySpace> {
  public:
   using typename Shift<T, Rank, MemorySpace>::array_type;
 
+  /// Plans dst = src shifted by `amount` along `dim`, `fill` shifted in.
   EOShift(const array_type& dst, const array_type& src, Index amount, int dim, const T& fill = T{},
           const Configuration& config = Configuration::environment())
       : Shift<T, Rank, MemorySpace>(dst, src, amount, dim, ShiftMode::end_off, fill, config) {}
+  /// One schedule for every pair of arrays of `layout`.
   EOShift(const ArrayLayout& layout, Index amount, int dim, const T& fill = T{},
           const Configuration& config = Configuration::environment())
       : Shift<T, Rank, MemorySpace>(layout, amount, dim, ShiftMode::end_off, fill, config) {}
 };
 
-// A shift along `dim` by an amount that depends on the other dimensions:
-// dst[..., i, ...] = src[..., i + amounts[k], ...] where the positions of the
-// other dimensions (in order, `dim` left out) have linear C-order index k;
-// amounts.size() must be the product of the other extents (1 for a 1-D
-// array), the same on every rank.
-//
-// Planning groups the positions of the innermost other dimension into runs of
-// equal consecutive amounts (one run when the whole table is constant) and
-// plans one Shift-like remap per run, so it costs O(product of the other
-// extents) in the worst case (every amount different from its neighbour).
+/// A shift along `dim` by an amount that depends on the other dimensions:
+/// dst[..., i, ...] = src[..., i + amounts[k], ...] where the positions of the
+/// other dimensions (in order, `dim` left out) have linear C-order index k;
+/// amounts.size() must be the product of the other extents (1 for a 1-D
+/// array), the same on every rank.
+///
+/// Planning groups the positions of the innermost other dimension into runs of
+/// equal consecutive amounts (one run when the whole table is constant) and
+/// plans one Shift-like remap per run, so it costs O(product of the other
+/// extents) in the worst case (every amount different from its neighbour).
+/// Executed like Shift: execute(dst, src), or start(dst, src) then finish().
 template <class T, int Rank, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
 class Skew : public detail::ShiftSchedule<T, Rank, MemorySpace> {
   using Base = detail::ShiftSchedule<T, Rank, MemorySpace>;
@@ -435,11 +454,14 @@ class Skew : public detail::ShiftSchedule<T, Rank, MemorySpace> {
  public:
   using typename Base::array_type;
 
+  /// Plans the skew of `src` into `dst` (see the class); `fill` is used in
+  /// end_off mode.
   Skew(const array_type& dst, const array_type& src, const std::vector<Index>& amounts, int dim,
        ShiftMode mode, const T& fill = T{},
        const Configuration& config = Configuration::environment())
       : Skew(src.layout(), amounts, dim, mode, fill, Base::pair_error(dst, src),
              dst.layout().fingerprint(), config) {}
+  /// One schedule for every pair of arrays of `layout`.
   Skew(const ArrayLayout& layout, const std::vector<Index>& amounts, int dim, ShiftMode mode,
        const T& fill = T{}, const Configuration& config = Configuration::environment())
       : Skew(layout, amounts, dim, mode, fill, std::string(), layout.fingerprint(), config) {}
@@ -470,9 +492,9 @@ class Skew : public detail::ShiftSchedule<T, Rank, MemorySpace> {
                 [&] { declare_runs(layout, amounts, others, positions, dim, mode); });
   }
 
-  // One declare_shift per run of equal amounts along the innermost other
-  // dimension (or one for the whole array when every amount is equal), in
-  // C order of the other positions: the same on every rank.
+  /// One declare_shift per run of equal amounts along the innermost other
+  /// dimension (or one for the whole array when every amount is equal), in
+  /// C order of the other positions: the same on every rank.
   void declare_runs(const ArrayLayout& layout, const std::vector<Index>& amounts,
                     const std::vector<int>& others, Index positions, int dim, ShiftMode mode) {
     std::vector<Triplet> section;
@@ -507,46 +529,56 @@ class Skew : public detail::ShiftSchedule<T, Rank, MemorySpace> {
 
 // Deduction guides: T, Rank and MemorySpace come from the arrays
 // (adlib::CShift s(b, a, 1, 0);); a fill value converts to T.
+/// Deduction guide for Shift from two arrays.
 template <class T, int Rank, class MemorySpace>
 Shift(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&, Index, int,
       ShiftMode) -> Shift<T, Rank, MemorySpace>;
+/// Deduction guide for Shift from two arrays and a fill value.
 template <class T, int Rank, class MemorySpace>
 Shift(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&, Index, int,
       ShiftMode, const detail::type_identity_t<T>&) -> Shift<T, Rank, MemorySpace>;
+/// Deduction guide for CShift from two arrays.
 template <class T, int Rank, class MemorySpace>
 CShift(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&, Index, int)
     -> CShift<T, Rank, MemorySpace>;
+/// Deduction guide for EOShift from two arrays.
 template <class T, int Rank, class MemorySpace>
 EOShift(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&, Index, int)
     -> EOShift<T, Rank, MemorySpace>;
+/// Deduction guide for EOShift from two arrays and a fill value.
 template <class T, int Rank, class MemorySpace>
 EOShift(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&, Index, int,
         const detail::type_identity_t<T>&) -> EOShift<T, Rank, MemorySpace>;
+/// Deduction guide for Skew from two arrays.
 template <class T, int Rank, class MemorySpace>
 Skew(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&,
      const std::vector<Index>&, int, ShiftMode) -> Skew<T, Rank, MemorySpace>;
+/// Deduction guide for Skew from two arrays and a fill value.
 template <class T, int Rank, class MemorySpace>
 Skew(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&,
      const std::vector<Index>&, int, ShiftMode, const detail::type_identity_t<T>&)
     -> Skew<T, Rank, MemorySpace>;
 
-// ... and the same with a Configuration last.
+/// Deduction guide for Shift from two arrays, a fill value and a Configuration.
 template <class T, int Rank, class MemorySpace>
 Shift(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&, Index, int,
       ShiftMode, const detail::type_identity_t<T>&, const Configuration&)
     -> Shift<T, Rank, MemorySpace>;
+/// Deduction guide for CShift from two arrays and a Configuration.
 template <class T, int Rank, class MemorySpace>
 CShift(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&, Index, int,
        const Configuration&) -> CShift<T, Rank, MemorySpace>;
+/// Deduction guide for EOShift from two arrays, a fill value and a Configuration.
 template <class T, int Rank, class MemorySpace>
 EOShift(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&, Index, int,
         const detail::type_identity_t<T>&, const Configuration&) -> EOShift<T, Rank, MemorySpace>;
+/// Deduction guide for Skew from two arrays, a fill value and a Configuration.
 template <class T, int Rank, class MemorySpace>
 Skew(const DistArray<T, Rank, MemorySpace>&, const DistArray<T, Rank, MemorySpace>&,
      const std::vector<Index>&, int, ShiftMode, const detail::type_identity_t<T>&,
      const Configuration&) -> Skew<T, Rank, MemorySpace>;
 
-// One-shot shifts: plan, execute once, drop the schedule.
+/// One-shot shifts: plan, execute once, drop the schedule.
 template <class T, int Rank, class MemorySpace>
 void shift(const DistArray<T, Rank, MemorySpace>& dst, const DistArray<T, Rank, MemorySpace>& src,
            Index amount, int dim, ShiftMode mode, const detail::type_identity_t<T>& fill = T{}) {
@@ -554,18 +586,21 @@ void shift(const DistArray<T, Rank, MemorySpace>& dst, const DistArray<T, Rank, 
   schedule.execute(dst, src);
 }
 
+/// One-shot CShift: plan, execute once, drop the schedule.
 template <class T, int Rank, class MemorySpace>
 void cshift(const DistArray<T, Rank, MemorySpace>& dst, const DistArray<T, Rank, MemorySpace>& src,
             Index amount, int dim) {
   shift(dst, src, amount, dim, ShiftMode::cyclic);
 }
 
+/// One-shot EOShift: plan, execute once, drop the schedule.
 template <class T, int Rank, class MemorySpace>
 void eoshift(const DistArray<T, Rank, MemorySpace>& dst, const DistArray<T, Rank, MemorySpace>& src,
              Index amount, int dim, const detail::type_identity_t<T>& fill = T{}) {
   shift(dst, src, amount, dim, ShiftMode::end_off, fill);
 }
 
+/// One-shot Skew: plan, execute once, drop the schedule.
 template <class T, int Rank, class MemorySpace>
 void skew(const DistArray<T, Rank, MemorySpace>& dst, const DistArray<T, Rank, MemorySpace>& src,
           const std::vector<Index>& amounts, int dim, ShiftMode mode,

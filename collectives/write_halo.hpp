@@ -1,33 +1,38 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// WriteHalo: fill the ghost cells of a ghost-extended array from the
-// processes that own those elements (Adlib's writeHalo).
-//
-//   adlib::DistArray<double, 2> u(grid, {adlib::block(n).ghosts(1),
-//                                        adlib::block(n).ghosts(1).periodic()});
-//   adlib::WriteHalo halo(u);                     // every ghost cell, corners included
-//   for (int step = 0; step < steps; ++step) {
-//     halo.start(u);                              // messages posted, local copies done
-//     ...                                         // update the interior far from the ghosts
-//     halo.finish();                              // ghosts filled
-//     ...                                         // update the cells next to the ghosts
-//   }
-//   halo.execute(u, v);                           // two fields, one message per peer
-//
-// Per dimension: low and high widths up to the range's ghost extension (a
-// width wider than a neighbour's block takes data from next-nearest
-// processes), and a Boundary: edge (ghosts outside the domain are left
-// alone), cyclic (periodic; the range must be periodic), mirror (-k copies
-// k, n-1+k copies n-1-k) or skip (this dimension's ghosts are not filled).
-// Ghost widths may exceed the extent.  A Stencil chooses box (corners
-// included) or faces (cells that are a ghost along one dimension only).
-// Planned from the layout alone (plan_write_halo); the constructor's only
-// communication is the agreement on its arguments.  Execution checks that
-// every array has the planned layout, so one schedule serves every array of
-// that layout, and several of them at once.
-//
-// The template arguments are deduced from the array (class template
-// argument deduction): `adlib::WriteHalo halo(u)` is a WriteHalo<double, 2>
-// for a DistArray<double, 2>.
+/// @file
+/// WriteHalo: fill the ghost cells of a ghost-extended array from the
+/// processes that own those elements (Adlib's writeHalo).
+///
+/// @code
+///   adlib::DistArray<double, 2> u(grid, {adlib::block(n).ghosts(1),
+///                                        adlib::block(n).ghosts(1).periodic()});
+///   adlib::WriteHalo halo(u);                     // every ghost cell, corners included
+///   for (int step = 0; step < steps; ++step) {
+///     halo.start(u);                              // messages posted, local copies done
+///     ...                                         // update the interior far from the ghosts
+///     halo.finish();                              // ghosts filled
+///     ...                                         // update the cells next to the ghosts
+///   }
+///   halo.execute(u, v);                           // two fields, one message per peer
+/// @endcode
+///
+/// Per dimension: low and high widths up to the range's ghost extension (a
+/// width wider than a neighbour's block takes data from next-nearest
+/// processes), and a Boundary: edge (ghosts outside the domain are left
+/// alone), cyclic (periodic; the range must be periodic), mirror (-k copies
+/// k, n-1+k copies n-1-k) or skip (this dimension's ghosts are not filled).
+/// Ghost widths may exceed the extent.  A Stencil chooses box (corners
+/// included) or faces (cells that are a ghost along one dimension only).
+/// Planned from the layout alone (plan_write_halo); the constructor's only
+/// communication is two small MPI_Allreduce calls (more with
+/// Configuration::check_peers): the agreement on its arguments and
+/// BlockMessSchedule::build()'s agreement on the tag.  Execution checks that
+/// every array has the planned layout, so one schedule serves every array of
+/// that layout, and several of them at once.
+///
+/// The template arguments are deduced from the array (class template
+/// argument deduction): `adlib::WriteHalo halo(u)` is a WriteHalo<double, 2>
+/// for a DistArray<double, 2>.
 #pragma once
 
 #include <array>
@@ -44,25 +49,30 @@
 
 namespace adlib {
 
+/// A planned halo exchange for arrays of one layout (see the file overview):
+/// construct once (collective), execute many times, on one array or several.
 template <class T, int Rank, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
 class WriteHalo : public RunsSchedule<MemorySpace> {
   static_assert(std::is_trivially_copyable<T>::value, "WriteHalo moves elements as bytes");
 
  public:
+  /// The arrays whose ghost cells it fills.
   using array_type = DistArray<T, Rank, MemorySpace>;
+  /// Ghost widths, one per dimension.
   using Widths = std::array<Index, Rank>;
+  /// Boundaries, one per dimension.
   using Boundaries = std::array<Boundary, Rank>;
 
-  // Every ghost cell of the ranges, cyclic where they are periodic, box
-  // stencil.  `config` (last argument of every constructor): transfer
-  // choice, checked mode (see runtime/configuration.hpp); the same on every
-  // rank.
+  /// Every ghost cell of the ranges, cyclic where they are periodic, box
+  /// stencil.  `config` (last argument of every constructor): transfer
+  /// choice, checked mode (see runtime/configuration.hpp); the same on every
+  /// rank.
   explicit WriteHalo(const array_type& array,
                      const Configuration& config = Configuration::environment())
       : WriteHalo(array.layout(), full_halo(array.layout()), config) {}
 
-  // low / high ghost cells to fill per dimension, a Boundary per dimension,
-  // and the stencil (box: corners included; faces: without them).
+  /// low / high ghost cells to fill per dimension, a Boundary per dimension,
+  /// and the stencil (box: corners included; faces: without them).
   WriteHalo(const array_type& array, const Widths& low, const Widths& high,
             const Boundaries& boundaries, Stencil stencil = Stencil::box,
             const Configuration& config = Configuration::environment())
@@ -72,6 +82,8 @@ class WriteHalo : public RunsSchedule<MemorySpace> {
                              std::vector<Boundary>(boundaries.begin(), boundaries.end()), stencil},
                   config) {}
 
+  /// The same from the layout alone; `halo` is checked by check_halo() (an
+  /// adlib::Error on every rank if it fails).
   WriteHalo(const ArrayLayout& layout, const HaloWidths& halo,
             const Configuration& config = Configuration::environment())
       : RunsSchedule<MemorySpace>(config), layout_(layout), halo_(halo) {
@@ -89,25 +101,25 @@ class WriteHalo : public RunsSchedule<MemorySpace> {
         build_schedule<T, MemorySpace>(comm, plan_write_halo(layout, halo, comm.rank()), config);
   }
 
-  // One array, or several arrays of this layout in one exchange (the
-  // fields of one solver): halo.execute(u, v, w).  One message per peer
-  // carries all of them, so K fields cost the latency of one.  Every rank
-  // passes the same number of arrays.
+  /// One array, or several arrays of this layout in one exchange (the
+  /// fields of one solver): halo.execute(u, v, w).  One message per peer
+  /// carries all of them, so K fields cost the latency of one.  Every rank
+  /// passes the same number of arrays.
   template <class... More>
   void execute(const array_type& first, const More&... more) {
     start(first, more...);
     this->finish();
   }
-  // Returns once messages are posted and local (periodic) copies are done.
-  // Until finish(), the ghost cells must not be read or written, and the
-  // owned cells within the halo widths of a process boundary (they are being
-  // sent) must not be written; everything else may be read and written.
-  // Every array is checked before anything is posted: unchecked, a wrong
-  // layout throws on its rank; in checked mode (see Configuration) every
-  // rank agrees on the layouts and on the number of arrays, so a difference
-  // on any rank is an adlib::Error on every rank.  Unchecked, a rank that
-  // passes another number of arrays makes the ranks it exchanges messages
-  // with throw (their messages have the wrong size).
+  /// Returns once messages are posted and local (periodic) copies are done.
+  /// Until finish(), the ghost cells must not be read or written, and the
+  /// owned cells within the halo widths of a process boundary (they are being
+  /// sent) must not be written; everything else may be read and written.
+  /// Every array is checked before anything is posted: unchecked, a wrong
+  /// layout throws on its rank; in checked mode (see Configuration) every
+  /// rank agrees on the layouts and on the number of arrays, so a difference
+  /// on any rank is an adlib::Error on every rank.  Unchecked, a rank that
+  /// passes another number of arrays makes the ranks it exchanges messages
+  /// with throw (their messages have the wrong size).
   template <class... More>
   void start(const array_type& first, const More&... more) {
     static_assert((std::is_same<More, array_type>::value && ...),
@@ -133,7 +145,9 @@ class WriteHalo : public RunsSchedule<MemorySpace> {
     }
   }
 
+  /// The layout every executed array must have.
   const ArrayLayout& layout() const { return layout_; }
+  /// The widths, boundaries and stencil it fills.
   const HaloWidths& halo() const { return halo_; }
 
  private:
@@ -163,28 +177,32 @@ class WriteHalo : public RunsSchedule<MemorySpace> {
   HaloWidths halo_;
 };
 
-// Deduction guides: the element type, rank and memory space come from the
-// array (adlib::WriteHalo halo(u);).
+/// Deduction guides: the element type, rank and memory space come from the
+/// array (adlib::WriteHalo halo(u);).
 template <class T, int Rank, class MemorySpace>
 WriteHalo(const DistArray<T, Rank, MemorySpace>&) -> WriteHalo<T, Rank, MemorySpace>;
+/// Deduction guide for the constructor with widths and boundaries.
 template <class T, int Rank, class MemorySpace>
 WriteHalo(const DistArray<T, Rank, MemorySpace>&, const std::array<Index, Rank>&,
           const std::array<Index, Rank>&, const std::array<Boundary, Rank>&)
     -> WriteHalo<T, Rank, MemorySpace>;
+/// Deduction guide for the constructor with widths, boundaries and stencil.
 template <class T, int Rank, class MemorySpace>
 WriteHalo(const DistArray<T, Rank, MemorySpace>&, const std::array<Index, Rank>&,
           const std::array<Index, Rank>&, const std::array<Boundary, Rank>&, Stencil)
     -> WriteHalo<T, Rank, MemorySpace>;
+/// Deduction guide for the whole-halo constructor with a Configuration.
 template <class T, int Rank, class MemorySpace>
 WriteHalo(const DistArray<T, Rank, MemorySpace>&, const Configuration&)
     -> WriteHalo<T, Rank, MemorySpace>;
+/// Deduction guide for the full constructor with a Configuration.
 template <class T, int Rank, class MemorySpace>
 WriteHalo(const DistArray<T, Rank, MemorySpace>&, const std::array<Index, Rank>&,
           const std::array<Index, Rank>&, const std::array<Boundary, Rank>&, Stencil,
           const Configuration&) -> WriteHalo<T, Rank, MemorySpace>;
 
-// One-shot halo exchange of every ghost cell, of one array or of several
-// arrays of the same layout (write_halo(u, v, w)).
+/// One-shot halo exchange of every ghost cell, of one array or of several
+/// arrays of the same layout (write_halo(u, v, w)).
 template <class T, int Rank, class MemorySpace, class... More>
 void write_halo(const DistArray<T, Rank, MemorySpace>& array, const More&... more) {
   WriteHalo<T, Rank, MemorySpace> schedule(array);

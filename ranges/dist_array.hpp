@@ -1,25 +1,30 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// DistArray<T, Rank, MemorySpace>: a distributed array = a layout plus the
-// local block of this process, a C-order Kokkos View in MemorySpace whose
-// extents are the local allocation (ghost cells included).
-//
-//   adlib::ProcessGrid grid(comm, {2, 2});
-//   adlib::DistArray<double, 2> a(grid, {adlib::block(100), adlib::cyclic(60)});
-//   a.fill([](auto g) { return double(g[0] * 60 + g[1]); });  // from global indices
-//   auto v = a.local_view();     // "think globally, act locally"
-//   auto s = a.section({adlib::Triplet{0, 99, 2}, adlib::Triplet{59, 0, -1}});  // shares memory
-//
-// Processes outside the array's group hold an empty View.
-//
-// An array can also be laid over memory that something else owns (PETSc, a
-// Fortran code, another library): DistArray::wrap takes this rank's local
-// block as a Kokkos View or a pointer, checks it against the layout, and
-// copies nothing.  The local block may be padded (a leading dimension larger
-// than the local extent, as ScaLAPACK's LLD); schedules planned from the
-// array use its actual strides.
-//
-//   std::vector<double> mine(rows * lld);          // rows x cols, row pitch lld
-//   auto a = adlib::DistArray<double, 2>::wrap(layout, mine.data(), {lld, 1});
+/// @file
+/// DistArray<T, Rank, MemorySpace>: a distributed array = a layout plus the
+/// local block of this process, a C-order Kokkos View in MemorySpace whose
+/// extents are the local allocation (ghost cells included).
+///
+/// @code
+///   adlib::ProcessGrid grid(comm, {2, 2});
+///   adlib::DistArray<double, 2> a(grid, {adlib::block(100), adlib::cyclic(60)});
+///   a.fill([](auto g) { return double(g[0] * 60 + g[1]); });  // from global indices
+///   auto v = a.local_view();     // "think globally, act locally"
+///   auto s = a.section({adlib::Triplet{0, 99, 2}, adlib::Triplet{59, 0, -1}});  // shares memory
+/// @endcode
+///
+/// Processes outside the array's group hold an empty View.
+///
+/// An array can also be laid over memory that something else owns (PETSc, a
+/// Fortran code, another library): DistArray::wrap takes this rank's local
+/// block as a Kokkos View or a pointer, checks it against the layout, and
+/// copies nothing.  The local block may be padded (a leading dimension larger
+/// than the local extent, as ScaLAPACK's LLD); schedules planned from the
+/// array use its actual strides.
+///
+/// @code
+///   std::vector<double> mine(rows * lld);          // rows x cols, row pitch lld
+///   auto a = adlib::DistArray<double, 2>::wrap(layout, mine.data(), {lld, 1});
+/// @endcode
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -51,28 +56,41 @@ struct add_pointers<T, 0> {
 }  // namespace detail
 
 template <class T, int Rank, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
+/// A distributed array: an ArrayLayout plus this process's local block (see the
+/// file overview).  Copies and sections share the memory (like Kokkos Views).
 class DistArray {
   static_assert(Rank >= 1 && Rank <= 8, "DistArray rank must be 1..8 (Kokkos View ranks)");
 
  public:
+  /// The element type.
   using value_type = T;
+  /// The Kokkos memory space of the local block.
   using memory_space = MemorySpace;
+  /// The local block's View: Rank dimensions, C order (LayoutRight).
   using view_type =
       Kokkos::View<typename detail::add_pointers<T, Rank>::type, Kokkos::LayoutRight, MemorySpace>;
+  /// A tuple of global indices, one per dimension.
   using Position = std::array<Index, Rank>;
 
+  /// Allocates an array over `group` with one Range per dimension (see
+  /// ArrayLayout for the checks); `label` names the Kokkos allocation.
   DistArray(const Group& group, const std::array<RangePtr, Rank>& ranges,
             const std::string& label = "adlib::DistArray")
       : DistArray(ArrayLayout(group, std::vector<RangePtr>(ranges.begin(), ranges.end())), label) {}
 
-  // Ranges from factories, bound to the group's axes by position:
-  //   DistArray<double, 2> u(grid, {adlib::block(n).ghosts(1), adlib::cyclic(m)});
+  /// Ranges from factories, bound to the group's axes by position:
+  /// @code
+  ///   DistArray<double, 2> u(grid, {adlib::block(n).ghosts(1), adlib::cyclic(m)});
+  /// @endcode
   DistArray(const Group& group, const std::array<RangeSpec, Rank>& specs,
             const std::string& label = "adlib::DistArray")
       : DistArray(ArrayLayout(group, bind_ranges(group, std::vector<RangeSpec>(specs.begin(),
                                                                                specs.end()))),
                   label) {}
 
+  /// Allocates the local block of `layout` (a whole array, not a section), padded
+  /// if the layout says so; every rank of the grid's communicator calls it (ranks
+  /// outside the group get an empty View).
   DistArray(const ArrayLayout& layout, const std::string& label = "adlib::DistArray")
       : layout_(layout) {
     if (layout_.rank() != Rank)
@@ -86,22 +104,22 @@ class DistArray {
     view_ = allocate(label, layout_.storage_extents(rank_), std::make_index_sequence<Rank>{});
   }
 
-  // An array over this rank's local block at `data`, element (i_0, ..., i_r)
-  // at data[i_0 * strides[0] + ... + i_r * strides[r]], no copy: the caller
-  // keeps the memory alive for as long as the array and its schedules use
-  // it.  Local blocks are in C order, padding allowed: strides[Rank-1] is 1
-  // and each strides[d] is a multiple of strides[d+1], at least strides[d+1]
-  // times the local extent of dimension d+1 (a Fortran-order block is
-  // wrapped with its dimensions reversed).  The memory holds
-  // local_extents[0] * strides[0] elements.  Ranks outside the layout's
-  // group pass anything (nullptr).  Collective over the grid's communicator
-  // (one MPI_Allreduce): a wrong block on one rank is an adlib::Error naming
-  // the dimension, the expected and the given sizes on every rank.
+  /// An array over this rank's local block at `data`, element (i_0, ..., i_r)
+  /// at data[i_0 * strides[0] + ... + i_r * strides[r]], no copy: the caller
+  /// keeps the memory alive for as long as the array and its schedules use
+  /// it.  Local blocks are in C order, padding allowed: strides[Rank-1] is 1
+  /// and each strides[d] is a multiple of strides[d+1], at least strides[d+1]
+  /// times the local extent of dimension d+1 (a Fortran-order block is
+  /// wrapped with its dimensions reversed).  The memory holds
+  /// local_extents[0] * strides[0] elements.  Ranks outside the layout's
+  /// group pass anything (nullptr).  Collective over the grid's communicator
+  /// (one MPI_Allreduce): a wrong block on one rank is an adlib::Error naming
+  /// the dimension, the expected and the given sizes on every rank.
   static DistArray wrap(const ArrayLayout& layout, T* data,
                         const std::array<Index, Rank>& strides) {
     return DistArray(layout, data, std::nullopt, strides, nullptr);
   }
-  // The same for a packed C-order block (strides from the local extents).
+  /// The same for a packed C-order block (strides from the local extents).
   static DistArray wrap(const ArrayLayout& layout, T* data) {
     std::array<Index, Rank> strides{};
     if (layout.rank() == Rank) {
@@ -114,11 +132,11 @@ class DistArray {
     }
     return DistArray(layout, data, std::nullopt, strides, nullptr);
   }
-  // Over a Kokkos View of this rank's local block (LayoutRight, or
-  // LayoutStride with C-order strides as above), in this array's memory
-  // space.  Each extent must be at least the layout's local extent; larger
-  // inner extents are padding.  The array holds a copy of the View handle,
-  // so a managed View stays alive as long as the array.
+  /// Over a Kokkos View of this rank's local block (LayoutRight, or
+  /// LayoutStride with C-order strides as above), in this array's memory
+  /// space.  Each extent must be at least the layout's local extent; larger
+  /// inner extents are padding.  The array holds a copy of the View handle,
+  /// so a managed View stays alive as long as the array.
   template <class View>
   static DistArray wrap(const ArrayLayout& layout, const View& view) {
     static_assert(Kokkos::is_view<View>::value, "wrap takes a Kokkos::View or a pointer");
@@ -135,41 +153,47 @@ class DistArray {
     return DistArray(layout, view.data(), extents, strides, std::make_shared<const View>(view));
   }
 
+  /// The distribution (the section's, for a section).
   const ArrayLayout& layout() const { return layout_; }
+  /// The communicator of the layout's grid.
   const Comm& comm() const { return layout_.group().grid().comm(); }
+  /// This process's rank in comm().
   int process_rank() const { return rank_; }
+  /// Is this process in the array's group?
   bool holds_data() const { return layout_.holds_data(rank_); }
+  /// Extent of dimension `d` (of the section, for a section).
   Index extent(int d) const { return layout_.extent(d); }
-  // The whole local allocation, ghost cells included.
+  /// The whole local allocation, ghost cells included.
   const view_type& local_view() const { return view_; }
-  // The owned block only (ghost cells excluded): a subview of local_view(),
-  // indexed from 0 at the first owned element.
+  /// The owned block only (ghost cells excluded): a subview of local_view(),
+  /// indexed from 0 at the first owned element.
   auto owned_view() const { return owned_subview(std::make_index_sequence<Rank>{}); }
 
-  // This process's owned cells (ghosts excluded) and its whole allocation
-  // (ghosts included), per dimension, in local and global indices; usable
-  // inside kernels (see local_box.hpp).  Empty where the process holds no data.
+  /// This process's owned cells (ghosts excluded), per dimension, in local and
+  /// global indices; usable inside kernels (see local_box.hpp).  Empty where
+  /// the process holds no data.
   LocalBox<Rank> owned_box() const { return adlib::owned_box<Rank>(layout_, rank_); }
+  /// This process's whole allocation (ghosts included), as owned_box().
   LocalBox<Rank> ghost_box() const { return adlib::ghost_box<Rank>(layout_, rank_); }
 
-  // True when both are this allocation or sections of it (the same answer
-  // on every rank, unlike comparing data pointers, which are null where a
-  // rank holds nothing).
+  /// True when both are this allocation or sections of it (the same answer
+  /// on every rank, unlike comparing data pointers, which are null where a
+  /// rank holds nothing).
   bool shares_allocation_with(const DistArray& other) const {
     return allocation_ == other.allocation_;
   }
 
-  // A section sharing this array's memory.  Triplets are positions of this
-  // array's index space (0 .. extent(d)-1), negative strides allowed.
+  /// A section sharing this array's memory.  Triplets are positions of this
+  /// array's index space (0 .. extent(d)-1), negative strides allowed.
   DistArray section(const std::array<Triplet, Rank>& triplets) const {
     DistArray s = *this;
     s.layout_ = layout_.section(std::vector<Triplet>(triplets.begin(), triplets.end()));
     return s;
   }
 
-  // Calls f(position, value&) for every element this process holds, where
-  // position is the element's index in this array (section) index space.
-  // Host-accessible memory only; see fill() for any memory space.
+  /// Calls f(position, value&) for every element this process holds, where
+  /// position is the element's index in this array (section) index space.
+  /// Host-accessible memory only; see fill() for any memory space.
   template <class F>
   void for_each_local(F&& f) const {
     if (!holds_data()) return;
@@ -204,9 +228,9 @@ class DistArray {
     }
   }
 
-  // Sets every element this process holds to value(position); ghosts and
-  // elements outside a section are left alone.  Works for any memory space
-  // (through a host mirror).
+  /// Sets every element this process holds to value(position); ghosts and
+  /// elements outside a section are left alone.  Works for any memory space
+  /// (through a host mirror).
   template <class F>
   void fill(F&& value) {
     auto host = Kokkos::create_mirror_view(view_);
@@ -216,10 +240,10 @@ class DistArray {
     Kokkos::deep_copy(view_, host);
   }
 
-  // Is this array laid over memory given to wrap()?
+  /// Is this array laid over memory given to wrap()?
   bool is_wrapped() const { return wrapped_; }
 
-  // Same layout, another View (used for host mirrors).
+  /// Same layout, another View (used for host mirrors).
   template <class OtherSpace, class OtherView>
   DistArray(const DistArray<T, Rank, OtherSpace>& like, const OtherView& view)
       : layout_(like.layout()),
@@ -228,7 +252,7 @@ class DistArray {
         allocation_(std::make_shared<const int>(0)) {}
 
  private:
-  // wrap(): checks the local block, agrees on the verdict, adopts the memory.
+  /// wrap(): checks the local block, agrees on the verdict, adopts the memory.
   DistArray(const ArrayLayout& layout, T* data, const std::optional<std::array<Index, Rank>>& given,
             const std::array<Index, Rank>& strides, std::shared_ptr<const void> keep)
       : layout_(layout), wrapped_(true) {
@@ -242,8 +266,8 @@ class DistArray {
     if (layout_.holds_data(rank_)) view_ = adopt(data, storage, std::make_index_sequence<Rank>{});
   }
 
-  // Empty when `data` with these extents and strides can hold this rank's
-  // block of `layout`; then `storage` is the padded C-order extents.
+  /// Empty when `data` with these extents and strides can hold this rank's
+  /// block of `layout`; then `storage` is the padded C-order extents.
   static std::string wrap_error(const ArrayLayout& layout, int rank, const T* data,
                                 const std::optional<std::array<Index, Rank>>& given,
                                 const std::array<Index, Rank>& strides,
@@ -307,8 +331,8 @@ class DistArray {
   ArrayLayout layout_;
   int rank_ = 0;
   view_type view_;
-  // Identity of the memory, shared by sections (and, for a wrapped View, the
-  // View handle that keeps it alive).
+  /// Identity of the memory, shared by sections (and, for a wrapped View, the
+  /// View handle that keeps it alive).
   std::shared_ptr<const void> allocation_;
   bool wrapped_ = false;
 };

@@ -1,36 +1,39 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// LocalBox<Rank>: the owned box or the ghost box of a process's local block,
-// per dimension, in local and in global indices (PETSc's DMDAGetCorners /
-// DMDAGetGhostCorners), for every Range kind.  A small trivially copyable
-// value: capture it in a Kokkos kernel and call its accessors there.
-//
-//   const auto owned = u.owned_box();  // ghost cells excluded
-//   const auto all = u.ghost_box();    // the whole local allocation
-//   auto v = u.local_view();
-//   Kokkos::parallel_for(
-//       "init", Kokkos::MDRangePolicy<Kokkos::Rank<2>>({owned.begin(0), owned.begin(1)},
-//                                                      {owned.end(0), owned.end(1)}),
-//       KOKKOS_LAMBDA(adlib::Index i, adlib::Index j) {
-//         v(i, j) = double(owned.global(0, i) * n + owned.global(1, j));
-//       });
-//
-// Along dimension d, local indices begin(d) .. end(d) - 1 of local_view()
-// are in the box; global(d, l) is the global index that local index l stands
-// for.  The owned box of a contiguous range (block, irregular, collapsed) is
-// the global interval [global_begin(d), global_begin(d) + extent(d)) at local
-// indices [ghost_low, ghost_low + count); its ghost box extends it by the
-// ghost widths, with *unwrapped* global indices (below 0 or at / above the
-// extent where the ghost cells lie outside the domain: wrap them yourself
-// where the dimension is periodic).  Cyclic and block-cyclic ranges own no
-// interval: their boxes are local index ranges [0, count) whose global
-// indices are global_begin(d), then steps of global_step(d) (the process
-// count for cyclic), or for block-cyclic with tiles of b > 1 no constant step
-// (global_step(d) == 0; global(d, l) still answers).  contiguous(d) says
-// whether the box's global indices are consecutive.  An empty box (a process
-// that owns nothing along d, or holds no data at all) has begin(d) == end(d).
-//
-// Boxes describe the local memory of the array's ranges; a section's boxes
-// are those of the array it is a section of.
+/// @file
+/// LocalBox<Rank>: the owned box or the ghost box of a process's local block,
+/// per dimension, in local and in global indices (PETSc's DMDAGetCorners /
+/// DMDAGetGhostCorners), for every Range kind.  A small trivially copyable
+/// value: capture it in a Kokkos kernel and call its accessors there.
+///
+/// @code
+///   const auto owned = u.owned_box();  // ghost cells excluded
+///   const auto all = u.ghost_box();    // the whole local allocation
+///   auto v = u.local_view();
+///   Kokkos::parallel_for(
+///       "init", Kokkos::MDRangePolicy<Kokkos::Rank<2>>({owned.begin(0), owned.begin(1)},
+///                                                      {owned.end(0), owned.end(1)}),
+///       KOKKOS_LAMBDA(adlib::Index i, adlib::Index j) {
+///         v(i, j) = double(owned.global(0, i) * n + owned.global(1, j));
+///       });
+/// @endcode
+///
+/// Along dimension d, local indices begin(d) .. end(d) - 1 of local_view()
+/// are in the box; global(d, l) is the global index that local index l stands
+/// for.  The owned box of a contiguous range (block, irregular, collapsed) is
+/// the global interval [global_begin(d), global_begin(d) + extent(d)) at local
+/// indices [ghost_low, ghost_low + count); its ghost box extends it by the
+/// ghost widths, with *unwrapped* global indices (below 0 or at / above the
+/// extent where the ghost cells lie outside the domain: wrap them yourself
+/// where the dimension is periodic).  Cyclic and block-cyclic ranges own no
+/// interval: their boxes are local index ranges [0, count) whose global
+/// indices are global_begin(d), then steps of global_step(d) (the process
+/// count for cyclic), or for block-cyclic with tiles of b > 1 no constant step
+/// (global_step(d) == 0; global(d, l) still answers).  contiguous(d) says
+/// whether the box's global indices are consecutive.  An empty box (a process
+/// that owns nothing along d, or holds no data at all) has begin(d) == end(d).
+///
+/// Boxes describe the local memory of the array's ranges; a section's boxes
+/// are those of the array it is a section of.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -42,63 +45,71 @@
 namespace adlib {
 
 template <int Rank>
+/// A box of local indices of one process's allocation, with the map from local
+/// to global indices per dimension (see the file overview).  Trivially copyable,
+/// for use inside kernels.
 struct LocalBox {
   static_assert(Rank >= 1, "LocalBox rank must be at least 1");
 
-  Index lo[Rank] = {};
-  Index hi[Rank] = {};
-  LocalMap map[Rank] = {};
+  Index lo[Rank] = {};      ///< first local index per dimension
+  Index hi[Rank] = {};      ///< one past the last local index per dimension
+  LocalMap map[Rank] = {};  ///< local-to-global map per dimension
 
-  // Local indices [begin(d), end(d)) of local_view() along d.
+  /// Local indices [begin(d), end(d)) of local_view() along d.
   KOKKOS_INLINE_FUNCTION Index begin(int d) const { return lo[d]; }
+  /// One past the last local index along d.
   KOKKOS_INLINE_FUNCTION Index end(int d) const { return hi[d]; }
+  /// Number of local indices along d.
   KOKKOS_INLINE_FUNCTION Index extent(int d) const { return hi[d] - lo[d]; }
+  /// Number of local index tuples in the box.
   KOKKOS_INLINE_FUNCTION Index size() const {
     Index n = 1;
     for (int d = 0; d < Rank; ++d) n *= extent(d);
     return n;
   }
+  /// No index at all (some extent is 0).
   KOKKOS_INLINE_FUNCTION bool empty() const { return size() == 0; }
+  /// Is `local` within [begin(d), end(d))?
   KOKKOS_INLINE_FUNCTION bool contains(int d, Index local) const {
     return local >= lo[d] && local < hi[d];
   }
 
-  // The global index that local index `local` along d stands for (unwrapped
-  // for ghost cells).  Defined for every local index of the allocation.
+  /// The global index that local index `local` along d stands for (unwrapped
+  /// for ghost cells).  Defined for every local index of the allocation.
   KOKKOS_INLINE_FUNCTION Index global(int d, Index local) const {
     const LocalMap& m = map[d];
     return m.base + (local / m.tile) * m.period + local % m.tile;
   }
-  // The local index of global index `global` along d; `global` must be one
-  // that global(d, .) gives for a local index of the allocation.
+  /// The local index of global index `global` along d; `global` must be one
+  /// that global(d, .) gives for a local index of the allocation.
   KOKKOS_INLINE_FUNCTION Index local(int d, Index global) const {
     const LocalMap& m = map[d];
     const Index offset = global - m.base;  // >= 0 inside the allocation
     return (offset / m.period) * m.tile + offset % m.period;
   }
-  // Global index of the first local index of the box (DMDAGetCorners' x,
-  // DMDAGetGhostCorners' gx); where the box is empty, where it would start.
+  /// Global index of the first local index of the box (DMDAGetCorners' x,
+  /// DMDAGetGhostCorners' gx); where the box is empty, where it would start.
   KOKKOS_INLINE_FUNCTION Index global_begin(int d) const { return global(d, lo[d]); }
-  // Global index of the last local index of the box (meaningless when empty).
+  /// Global index of the last local index of the box (meaningless when empty).
   KOKKOS_INLINE_FUNCTION Index global_last(int d) const { return global(d, hi[d] - 1); }
-  // Do the box's global indices along d follow each other with no gap?
+  /// Do the box's global indices along d follow each other with no gap?
   KOKKOS_INLINE_FUNCTION bool contiguous(int d) const {
     return extent(d) <= 1 || map[d].period == map[d].tile ||
            lo[d] / map[d].tile == (hi[d] - 1) / map[d].tile;
   }
-  // The constant step between the global indices of consecutive local
-  // indices of the box along d: 1 where contiguous, the process count for a
-  // cyclic range, 0 where there is none (block-cyclic over several tiles).
+  /// The constant step between the global indices of consecutive local
+  /// indices of the box along d: 1 where contiguous, the process count for a
+  /// cyclic range, 0 where there is none (block-cyclic over several tiles).
   KOKKOS_INLINE_FUNCTION Index global_step(int d) const {
     if (contiguous(d)) return 1;
     return map[d].tile == 1 ? map[d].period : 0;
   }
 };
 
-// The owned box and the ghost box of process `rank` for an array of
-// `layout` (all empty where the rank holds no data).  DistArray's
-// owned_box() / ghost_box() call these; planning code and tests call them
-// for simulated ranks.
+/// The owned box (and, below, the ghost box) of process `rank` for an array
+/// of `layout` (all empty where the rank holds no data).  DistArray's
+/// owned_box() / ghost_box() call these; planning code and tests call them
+/// for simulated ranks.
 template <int Rank>
 LocalBox<Rank> owned_box(const ArrayLayout& layout, int rank) {
   if (layout.rank() != Rank)
@@ -118,6 +129,8 @@ LocalBox<Rank> owned_box(const ArrayLayout& layout, int rank) {
 }
 
 template <int Rank>
+/// The whole local allocation of `rank` (ghost cells included), with the maps of
+/// owned_box().
 LocalBox<Rank> ghost_box(const ArrayLayout& layout, int rank) {
   LocalBox<Rank> box = owned_box<Rank>(layout, rank);
   if (!layout.holds_data(rank)) return box;

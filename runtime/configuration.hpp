@@ -1,26 +1,31 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// adlib::Configuration: every setting adlib takes from the environment, read
-// once and parsed strictly, in one object that schedules take at
-// construction.
-//
-//   adlib::Configuration config = adlib::Configuration::environment();  // ADLIB_* as set
-//   config.checked = true;                       // agree on the arrays before each execution
-//   adlib::WriteHalo<double, 2> halo(u, config);  // instead of the environment's choice
-//
-// The variables (docs/configuration.md lists them with their defaults):
-//   ADLIB_TRANSFER=auto|pack|datatype   how non-contiguous host messages travel
-//   ADLIB_DATATYPE_MIN_BYTES=<bytes>    the automatic rule's size threshold
-//   ADLIB_CHECK_PEERS=<bool>            build() checks both ends of every message
-//   ADLIB_GPU_AWARE_MPI=<bool>          device buffers go to MPI directly
-//   ADLIB_CHECKED=<bool>                execution agrees on the arrays across ranks
-// A boolean is one of 1, 0, true, false, on, off, yes, no (any letter case);
-// an empty value counts as unset.  Anything else is an adlib::Error that
-// names the variable, the value and the accepted values.
-//
-// Every field changes what a schedule does on the wire (or which collective
-// calls it makes), so a schedule's constructor makes every rank agree on the
-// whole configuration: different values on different ranks are an
-// adlib::Error on every rank, never a hang.
+/// @file
+/// adlib::Configuration: every setting adlib takes from the environment, read
+/// once and parsed strictly, in one object that schedules take at
+/// construction.
+///
+/// @code
+///   adlib::Configuration config = adlib::Configuration::environment();  // ADLIB_* as set
+///   config.checked = true;                       // agree on the arrays before each execution
+///   adlib::WriteHalo<double, 2> halo(u, config);  // instead of the environment's choice
+/// @endcode
+///
+/// The variables (docs/configuration.md lists them with their defaults):
+/// @verbatim
+///   ADLIB_TRANSFER=auto|pack|datatype   how non-contiguous host messages travel
+///   ADLIB_DATATYPE_MIN_BYTES=<bytes>    the automatic rule's size threshold
+///   ADLIB_CHECK_PEERS=<bool>            build() checks both ends of every message
+///   ADLIB_GPU_AWARE_MPI=<bool>          device buffers go to MPI directly
+///   ADLIB_CHECKED=<bool>                execution agrees on the arrays across ranks
+/// @endverbatim
+/// A boolean is one of 1, 0, true, false, on, off, yes, no (any letter case);
+/// an empty value counts as unset.  Anything else is an adlib::Error that
+/// names the variable, the value and the accepted values.
+///
+/// Every field changes what a schedule does on the wire (or which collective
+/// calls it makes), so a schedule's constructor makes every rank agree on the
+/// whole configuration: different values on different ranks are an
+/// adlib::Error on every rank, never a hang.
 #pragma once
 
 #include <cstdint>
@@ -29,44 +34,51 @@
 
 namespace adlib {
 
-// How a message between host memories travels (see
-// schedules/transfer_policy.hpp).
+/// How a message between host memories travels (see
+/// schedules/transfer_policy.hpp).
 enum class TransferMethod { automatic, pack, datatype };
 
+/// The settings a schedule takes at construction (see the file overview); a
+/// plain value, copied into each schedule.
 struct Configuration {
-  TransferMethod transfer = TransferMethod::automatic;  // ADLIB_TRANSFER
-  std::int64_t datatype_min_bytes = 16384;              // ADLIB_DATATYPE_MIN_BYTES
-  bool check_peers = false;                             // ADLIB_CHECK_PEERS
-  bool gpu_aware_mpi = false;                           // ADLIB_GPU_AWARE_MPI
-  bool checked = false;                                 // ADLIB_CHECKED
+  TransferMethod transfer = TransferMethod::automatic;  ///< ADLIB_TRANSFER
+  std::int64_t datatype_min_bytes = 16384;              ///< ADLIB_DATATYPE_MIN_BYTES
+  bool check_peers = false;                             ///< ADLIB_CHECK_PEERS
+  bool gpu_aware_mpi = false;                           ///< ADLIB_GPU_AWARE_MPI
+  bool checked = false;                                 ///< ADLIB_CHECKED
 
-  // The configuration of the environment, read and parsed on the first call
-  // and kept for the life of the program (later changes to the environment
-  // are not seen).  The default of every schedule's constructor.  Throws
-  // adlib::Error for a value it does not accept (and again at the next call).
+  /// The configuration of the environment, read and parsed on the first call
+  /// and kept for the life of the program (later changes to the environment
+  /// are not seen).  The default of every schedule's constructor.  Throws
+  /// adlib::Error for a value it does not accept (and again at the next call).
   static const Configuration& environment();
 
-  // Parses the environment now (for programs and tests that change it).
+  /// Parses the environment now (for programs and tests that change it).
   static Configuration from_environment();
-  // Parses the variables that `lookup` returns (nullptr: unset).
+  /// Parses the variables that `lookup` returns (nullptr: unset).
   static Configuration parse(const std::function<const char*(const char* name)>& lookup);
 
-  // A hash of every field, identical on every rank that holds the same
-  // configuration; part of what schedule constructors agree on.
+  /// A hash of every field, identical on every rank that holds the same
+  /// configuration; part of what schedule constructors agree on.
   std::uint64_t fingerprint() const;
-  // "transfer=auto datatype_min_bytes=16384 check_peers=0 ..."
+  /// "transfer=auto datatype_min_bytes=16384 check_peers=0 ..."
   std::string describe() const;
 
+  /// Every field equal.
   bool operator==(const Configuration& other) const;
+  /// Some field differs.
   bool operator!=(const Configuration& other) const { return !(*this == other); }
 };
 
-// The strict parsers behind Configuration::parse, for one variable each;
-// `name` only decorates the error message.
+/// The strict parsers behind Configuration::parse, for one variable each;
+/// `name` only decorates the error message.
 bool parse_bool_setting(const char* name, const std::string& value);
+/// auto (or automatic), pack or datatype, any letter case.
 TransferMethod parse_transfer_setting(const char* name, const std::string& value);
+/// A non-negative decimal number of bytes: digits only, no sign or suffix.
 std::int64_t parse_bytes_setting(const char* name, const std::string& value);
 
+/// "auto", "pack" or "datatype": the spelling ADLIB_TRANSFER accepts.
 const char* transfer_method_name(TransferMethod method);
 
 }  // namespace adlib

@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Pack and unpack of strided blocks (Adlib's strGather / strScatter).
-//
-//   pack_block<T>(space, memory, block, buffer)     buffer[0..count) <- block of memory
-//   unpack_block<T>(space, memory, block, buffer)   block of memory <- buffer[0..count)
-//   copy_block<T>(space, dst, dst_block, src, src_block)   equal extents
-//
-// All three are one operation: an element-by-element copy between two blocks
-// of equal extents, walked in C order (a pack buffer is the dense block of
-// the same extents).  They run as Kokkos kernels in `space` and do not fence
-// (the caller fences once before handing buffers to MPI).  Host execution
-// spaces walk the blocks row by row with an odometer (no integer division per
-// element; the inner loop is a plain contiguous or strided copy the compiler
-// vectorises); device spaces run one thread per element and decode the
-// multi-index.
+/// @file
+/// Pack and unpack of strided blocks (Adlib's strGather / strScatter).
+///
+/// @verbatim
+///   pack_block<T>(space, memory, block, buffer)     buffer[0..count) <- block of memory
+///   unpack_block<T>(space, memory, block, buffer)   block of memory <- buffer[0..count)
+///   copy_block<T>(space, dst, dst_block, src, src_block)   equal extents
+/// @endverbatim
+///
+/// All three are one operation: an element-by-element copy between two blocks
+/// of equal extents, walked in C order (a pack buffer is the dense block of
+/// the same extents).  They run as Kokkos kernels in `space` and do not fence
+/// (the caller fences once before handing buffers to MPI).  Host execution
+/// spaces walk the blocks row by row with an odometer (no integer division per
+/// element; the inner loop is a plain contiguous or strided copy the compiler
+/// vectorises); device spaces run one thread per element and decode the
+/// multi-index.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -26,10 +29,10 @@
 
 namespace adlib {
 
-// Element-by-element copy between two blocks of equal extents (the blocks
-// are not normalised separately: they must keep matching dimensions).  The
-// walk follows the destination's memory order, so writes are sequential
-// whatever order the blocks were declared in.
+/// Element-by-element copy between two blocks of equal extents (the blocks
+/// are not normalised separately: they must keep matching dimensions).  The
+/// walk follows the destination's memory order, so writes are sequential
+/// whatever order the blocks were declared in.
 template <class T, class ExecSpace>
 void copy_block(const ExecSpace& space, T* dst, const StridedBlock& dst_block, const T* src,
                 const StridedBlock& src_block) {
@@ -66,24 +69,30 @@ void copy_block(const ExecSpace& space, T* dst, const StridedBlock& dst_block, c
   }
 }
 
-// Several copies whose source blocks have the same extents and strides and
-// differ only in offset (a pack and a local copy reading alternate elements
-// or tiles of the same rows): the sources are walked once, in chunks that
-// stay in cache while every copy takes its part, instead of once per copy.
-// targets[k] / target_blocks[k] receive the elements of source_blocks[k].
+/// The most copies one copy_blocks_sharing_source() call takes.
 constexpr int kMaxSharedSourceCopies = 8;
 
+/// Several copies whose source blocks have the same extents and strides and
+/// differ only in offset (a pack and a local copy reading alternate elements
+/// or tiles of the same rows): the sources are walked once, in chunks that
+/// stay in cache while every copy takes its part, instead of once per copy.
+/// targets[k] / target_blocks[k] receive the elements of source_blocks[k].
+/// At most kMaxSharedSourceCopies copies (count) at once.
 template <class T, class ExecSpace>
 void copy_blocks_sharing_source(const ExecSpace& space, const T* src,
                                 const StridedBlock* source_blocks, T* const* targets,
                                 const StridedBlock* target_blocks, int count);
 
+/// Copies the elements of `block` of `memory` to buffer[0, block.count()), in
+/// the block's C order (a message's layout).
 template <class T, class ExecSpace>
 void pack_block(const ExecSpace& space, const T* memory, const StridedBlock& block, T* buffer) {
   const StridedBlock b = block.normalized();
   copy_block<T>(space, buffer, detail::dense_like(b), memory, b);
 }
 
+/// The inverse of pack_block(): buffer[0, block.count()) into `block` of
+/// `memory`.
 template <class T, class ExecSpace>
 void unpack_block(const ExecSpace& space, T* memory, const StridedBlock& block, const T* buffer) {
   const StridedBlock b = block.normalized();

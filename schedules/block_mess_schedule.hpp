@@ -1,46 +1,49 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// BlockMessSchedule: Adlib's point-to-point schedule over strided blocks.
-//
-//   adlib::BlockMessSchedule<Kokkos::HostSpace> s(comm);
-//   s.send(peer, adlib::StridedBlock::make(offset, {rows, cols}, {ld, 1}));
-//   s.recv(peer, ...);
-//   s.build();                  // local: sort, merge per peer, fuse, plan copies
-//   for (int step = 0; ...) s.execute(dst_view, src_view);   // many times
-//
-// Both ends must declare the blocks of one message in the same element order
-// (their extents may split differently); build() merges all blocks for one
-// peer into one message.  Execution posts every receive first, packs and
-// sends, performs local copies while messages fly, and unpacks each message
-// as it arrives.  start() returns after the local copies; finish() completes.
-// Persistent MPI requests are created on first use for a given pair of
-// arrays and element type and reused afterwards.  The forward direction moves
-// data from the send blocks (in `src`) to the receive blocks (in `dst`); the
-// backward direction moves it the other way (receive blocks of `src` to send
-// blocks of `dst`), Adlib's gather / scatter pair.
-//
-// A message that is not one contiguous block is packed into a buffer, or,
-// between host memories, described to MPI as a derived datatype over the
-// user's memory (see transfer_policy.hpp: long messages of short rows, such
-// as column halos, go faster that way); set_transfer() or the environment
-// choose.
-//
-// Buffers live in MemorySpace.  When that space is not host-accessible and
-// MPI is not GPU-aware (Configuration::gpu_aware_mpi, ADLIB_GPU_AWARE_MPI,
-// false by default), messages are staged through host mirrors; otherwise MPI
-// reads and writes the buffers (and contiguous user memory) directly.  A
-// fence precedes every hand-over to MPI.
-//
-// The Configuration (runtime/configuration.hpp) is taken at construction,
-// from the environment unless given, and build() makes every rank agree on
-// it.  In checked mode (Configuration::checked, ADLIB_CHECKED=1) start()
-// first agrees across ranks on the element size, the number of arrays and
-// the direction (one MPI_Allreduce), so a rank that calls differently throws
-// with every other rank instead of hanging; checked starts are collective
-// calls, made in the same order on every rank (the agreement includes the
-// schedule's tag, so starting different schedules is an error too).  Whatever the mode, finish()
-// checks the size of every message it receives: a message of another size
-// (a peer that executed with another element type or number of arrays) is
-// an adlib::Error on the receiving rank rather than an abort or wrong data.
+/// @file
+/// BlockMessSchedule: Adlib's point-to-point schedule over strided blocks.
+///
+/// @code
+///   adlib::BlockMessSchedule<Kokkos::HostSpace> s(comm);
+///   s.send(peer, adlib::StridedBlock::make(offset, {rows, cols}, {ld, 1}));
+///   s.recv(peer, ...);
+///   s.build();                  // local: sort, merge per peer, fuse, plan copies
+///   for (int step = 0; ...) s.execute(dst_view, src_view);   // many times
+/// @endcode
+///
+/// Both ends must declare the blocks of one message in the same element order
+/// (their extents may split differently); build() merges all blocks for one
+/// peer into one message.  Execution posts every receive first, packs and
+/// sends, performs local copies while messages fly, and unpacks each message
+/// as it arrives.  start() returns after the local copies; finish() completes.
+/// Persistent MPI requests are created on first use for a given pair of
+/// arrays and element type and reused afterwards.  The forward direction moves
+/// data from the send blocks (in `src`) to the receive blocks (in `dst`); the
+/// backward direction moves it the other way (receive blocks of `src` to send
+/// blocks of `dst`), Adlib's gather / scatter pair.
+///
+/// A message that is not one contiguous block is packed into a buffer, or,
+/// between host memories, described to MPI as a derived datatype over the
+/// user's memory (see transfer_policy.hpp: long messages of short rows, such
+/// as column halos, go faster that way); set_transfer() or the environment
+/// choose.
+///
+/// Buffers live in MemorySpace.  When that space is not host-accessible and
+/// MPI is not GPU-aware (Configuration::gpu_aware_mpi, ADLIB_GPU_AWARE_MPI,
+/// false by default), messages are staged through host mirrors; otherwise MPI
+/// reads and writes the buffers (and contiguous user memory) directly.  A
+/// fence precedes every hand-over to MPI.
+///
+/// The Configuration (runtime/configuration.hpp) is taken at construction,
+/// from the environment unless given, and build() makes every rank agree on
+/// it.  In checked mode (Configuration::checked, ADLIB_CHECKED=1) start()
+/// first agrees across ranks on the element size, the number of arrays and
+/// the direction (one MPI_Allreduce), so a rank that calls differently throws
+/// with every other rank instead of hanging; checked starts are collective
+/// calls, made in the same order on every rank (the agreement includes the
+/// schedule's tag, so starting different schedules is an error too).  Whatever the mode, finish()
+/// checks the size of every message it receives: a message of another size
+/// (a peer that executed with another element type or number of arrays) is
+/// an adlib::Error on the receiving rank rather than an abort or wrong data.
 #pragma once
 
 #include <mpi.h>
@@ -65,14 +68,22 @@
 
 namespace adlib {
 
+/// Which way an execution moves data: forward from the send blocks of `src` to
+/// the receive blocks of `dst`, backward the other way.
 enum class Direction { forward, backward };
 
+/// Point-to-point schedule over strided blocks (see the file overview): declare
+/// with send() / recv(), build() once (collective), execute many times.
+/// Neither copyable nor movable: persistent requests point into its buffers.
 template <class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
 class BlockMessSchedule {
  public:
+  /// Where the pack buffers live (the arrays' memory space).
   using memory_space = MemorySpace;
+  /// Where the copy kernels run.
   using execution_space = typename MemorySpace::execution_space;
 
+  /// An empty schedule over `comm` (no communication until build()).
   explicit BlockMessSchedule(const Comm& comm,
                              const Configuration& config = Configuration::environment())
       : comm_(comm),
@@ -81,26 +92,31 @@ class BlockMessSchedule {
         policy_(TransferPolicy::from(config)) {}
   BlockMessSchedule(const BlockMessSchedule&) = delete;
   BlockMessSchedule& operator=(const BlockMessSchedule&) = delete;
-  // Not movable either: persistent requests point into its buffers.
+  /// Frees the persistent requests and datatypes (the tag lease goes with the
+  /// object).
   ~BlockMessSchedule() { release_mpi_objects(); }
 
+  /// Declares `block` of the send memory to go to `peer` (forward direction).
   void send(int peer, const StridedBlock& block) { plan_.send(peer, block); }
+  /// Declares `block` of the receive memory to come from `peer` (forward
+  /// direction).
   void recv(int peer, const StridedBlock& block) { plan_.recv(peer, block); }
-  // Collective: every rank's declarations are checked and the verdict is
-  // agreed, with the configuration and the schedule's tag (the lowest free on
-  // every rank), in one MPI_Allreduce, so an invalid send() or recv() on any
-  // rank throws the same adlib::Error on every rank before a message is
-  // posted.
-  //
-  // With `check_peers` (default: the configuration's, ADLIB_CHECK_PEERS), build()
-  // also checks that both ends of every message agree on its element
-  // count, so that declarations that do not pair up (a send nobody
-  // receives, counts that differ) fail here on every rank instead of
-  // hanging or truncating at execution.  It costs one MPI_Alltoall of
-  // counts and a second MPI_Allreduce, O(P) time and memory per rank: a
-  // debugging aid, off by default (adlib's own collectives plan both ends
-  // consistently by construction; their tests pass with it on).
+  /// Collective: every rank's declarations are checked and the verdict is
+  /// agreed, with the configuration and the schedule's tag (the lowest free on
+  /// every rank), in one MPI_Allreduce, so an invalid send() or recv() on any
+  /// rank throws the same adlib::Error on every rank before a message is
+  /// posted.
+  ///
+  /// With `check_peers` (default: the configuration's, ADLIB_CHECK_PEERS), build()
+  /// also checks that both ends of every message agree on its element
+  /// count, so that declarations that do not pair up (a send nobody
+  /// receives, counts that differ) fail here on every rank instead of
+  /// hanging or truncating at execution.  It costs one MPI_Alltoall of
+  /// counts and a second MPI_Allreduce, O(P) time and memory per rank: a
+  /// debugging aid, off by default (adlib's own collectives plan both ends
+  /// consistently by construction; their tests pass with it on).
   void build() { build(config_.check_peers); }
+  /// build() with the peer check on or off regardless of the configuration.
   void build(bool check_peers) {
     std::string error;
     if (plan_.built()) error = "build() called twice";
@@ -115,23 +131,24 @@ class BlockMessSchedule {
     // Every plan is valid: now the two ends of each message.
     if (check_peers) agree_on_errors(comm_, check_peer_counts(), 0, "BlockMessSchedule");
   }
-  // The environment's ADLIB_CHECK_PEERS (Configuration::environment()).
+  /// The environment's ADLIB_CHECK_PEERS (Configuration::environment()).
   static bool peer_check_requested() { return Configuration::environment().check_peers; }
-  // Allocates the pack buffers for elements of type T now rather than at the
-  // first execution (a schedule whose element type is known at construction
-  // pays for its memory at set-up, like every other plan).
+  /// Allocates the pack buffers for elements of type T now rather than at the
+  /// first execution (a schedule whose element type is known at construction
+  /// pays for its memory at set-up, like every other plan).
   template <class T>
   void prepare() {
     if (!plan_.built()) throw Error("prepare() before build()", comm_.rank(), "BlockMessSchedule");
     ensure_buffers(sizeof(T));
   }
 
-  // Posts receives, packs and sends, performs local copies, returns.
+  /// Posts receives, packs and sends, performs local copies, returns.
   template <class T>
   void start(T* dst, std::size_t dst_span, const T* src, std::size_t src_span,
              Direction direction = Direction::forward);
-  // Waits for every message and unpacks; `dst` must not be read before.
+  /// Waits for every message and unpacks; `dst` must not be read before.
   void finish();
+  /// start() then finish().
   template <class T>
   void execute(T* dst, std::size_t dst_span, const T* src, std::size_t src_span,
                Direction direction = Direction::forward) {
@@ -139,14 +156,15 @@ class BlockMessSchedule {
     finish();
   }
 
-  // Several arrays of the same shape at once (dst[k] <- src[k]): one
-  // message per peer carries every array's elements, array 0's first, so K
-  // fields cost the messages of one.  Every message is packed.  With one
-  // array this is start() / execute().
+  /// Several arrays of the same shape at once (dst[k] <- src[k]): one
+  /// message per peer carries every array's elements, array 0's first, so K
+  /// fields cost the messages of one.  Every message is packed.  With one
+  /// array this is start() / execute().
   template <class T>
   void start_many(const std::vector<T*>& dst, std::size_t dst_span,
                   const std::vector<const T*>& src, std::size_t src_span,
                   Direction direction = Direction::forward);
+  /// start_many() then finish().
   template <class T>
   void execute_many(const std::vector<T*>& dst, std::size_t dst_span,
                     const std::vector<const T*>& src, std::size_t src_span,
@@ -155,7 +173,8 @@ class BlockMessSchedule {
     finish();
   }
 
-  // Kokkos View overloads (any rank, contiguous span).
+  /// Kokkos View overloads (any rank, contiguous span): start() and execute()
+  /// on the Views' data and spans.
   template <class DstView, class SrcView>
   void start(const DstView& dst, const SrcView& src, Direction direction = Direction::forward) {
     static_assert(
@@ -163,44 +182,50 @@ class BlockMessSchedule {
         "destination View must be accessible from the schedule's memory space");
     start(dst.data(), dst.span(), src.data(), src.span(), direction);
   }
+  /// start() then finish() on Views.
   template <class DstView, class SrcView>
   void execute(const DstView& dst, const SrcView& src, Direction direction = Direction::forward) {
     start(dst, src, direction);
     finish();
   }
 
-  // How messages travel (pack or MPI datatype); the environment's choice
-  // until set.  Not while an execution is in flight.
+  /// How messages travel (pack or MPI datatype); the environment's choice
+  /// until set.  Not while an execution is in flight.
   void set_transfer(const TransferPolicy& policy);
+  /// The transfer policy in use.
   const TransferPolicy& transfer() const { return policy_; }
-  // Does message `m` (one of plan()'s) travel in place, read or written by
-  // MPI in the user's memory without a pack buffer, for elements of
-  // `element_size` bytes?  Contiguous messages and datatype messages do.
+  /// Does message `m` (one of plan()'s) travel in place, read or written by
+  /// MPI in the user's memory without a pack buffer, for elements of
+  /// `element_size` bytes?  Contiguous messages and datatype messages do.
   bool in_place(const PeerMessage& m, std::size_t element_size) const;
 
-  // Request sets kept (least recently used evicted): a code that exchanges
-  // up to this many fields (or array pairs) in turn through one schedule
-  // never rebuilds its requests.
+  /// Request sets kept (least recently used evicted): a code that exchanges
+  /// up to this many fields (or array pairs) in turn through one schedule
+  /// never rebuilds its requests.
   static constexpr std::size_t kRequestSetsKept = 16;
 
+  /// The rank-local plan (the messages after build()).
   const BlockMessagePlan& plan() const { return plan_; }
+  /// The communicator.
   const Comm& comm() const { return comm_; }
+  /// The configuration taken at construction.
   const Configuration& configuration() const { return config_; }
-  // The message tag, agreed by build() (-1 before).
+  /// The message tag, agreed by build() (-1 before).
   int tag() const { return tag_.tag(); }
+  /// Between start() and finish()?
   bool in_flight() const { return in_flight_; }
 
  private:
   struct RequestSet {
     std::size_t element_size = 0;
     Direction direction = Direction::forward;
-    const void* dst = nullptr;  // only when an in-place receive depends on it
-    const void* src = nullptr;  // only when an in-place send depends on it
-    int arrays = 1;             // > 1: a batch, every message packed in the batch buffers
+    const void* dst = nullptr;  ///< only when an in-place receive depends on it
+    const void* src = nullptr;  ///< only when an in-place send depends on it
+    int arrays = 1;             ///< > 1: a batch, every message packed in the batch buffers
     std::vector<MPI_Request> incoming, outgoing;
-    // What each incoming request expects: finish() checks every arrival.
+    /// What each incoming request expects: finish() checks every arrival.
     std::vector<std::pair<MPI_Datatype, int>> expected;
-    std::vector<Datatype> types;  // of the datatype messages, alive with the requests
+    std::vector<Datatype> types;  ///< of the datatype messages, alive with the requests
     std::uint64_t last_use = 0;
   };
 
@@ -229,14 +254,14 @@ class BlockMessSchedule {
   std::string check_peer_counts();
   void ensure_buffers(std::size_t element_size);
   RequestSet& requests_for(std::size_t element_size, Direction d, void* dst, const void* src);
-  // Where one message's request reads or writes, and as what.
+  /// Where one message's request reads or writes, and as what.
   struct Target {
     void* address;
     int count;
     MPI_Datatype type;
   };
-  // Creates `set`'s persistent requests, one per message, at the targets
-  // the two functions give for an incoming and an outgoing message.
+  /// Creates `set`'s persistent requests, one per message, at the targets
+  /// the two functions give for an incoming and an outgoing message.
   template <class IncomingTarget, class OutgoingTarget>
   void init_requests(RequestSet& set, IncomingTarget&& in, OutgoingTarget&& out);
   static void free_requests(RequestSet& set);
@@ -245,9 +270,9 @@ class BlockMessSchedule {
 
   template <class T>
   static void finish_typed(BlockMessSchedule& self);
-  // Steps shared by start() and start_many().
+  /// Steps shared by start() and start_many().
   void check_startable() const;
-  // The checks before anything is posted; in checked mode agreed across ranks.
+  /// The checks before anything is posted; in checked mode agreed across ranks.
   template <class T>
   void agree_to_start(std::size_t dst_span, std::size_t src_span, Direction direction, int arrays,
                       const std::string& error);
@@ -262,24 +287,24 @@ class BlockMessSchedule {
   void ensure_batch_buffers(std::size_t element_size, int arrays);
   RequestSet& batch_requests_for(std::size_t element_size, Direction d, int arrays);
 
-  // A copy that reads the source memory of an execution: a pack (into the
-  // buffer, at the dense block `target`) or a local copy (into `dst`).
+  /// A copy that reads the source memory of an execution: a pack (into the
+  /// buffer, at the dense block `target`) or a local copy (into `dst`).
   struct SourceCopy {
     StridedBlock source;
     StridedBlock target;
     bool into_buffer;
   };
-  // Copies whose sources have one shape, walked together (see
-  // copy_blocks_sharing_source); `packs` says whether it feeds a message.
+  /// Copies whose sources have one shape, walked together (see
+  /// copy_blocks_sharing_source); `packs` says whether it feeds a message.
   struct SourceWalk {
     std::vector<SourceCopy> copies;
     bool packs = false;
   };
-  // What executions in one direction with elements of one size do, decided
-  // once: which messages travel in place (direct or datatype: nothing to
-  // pack or unpack), and the source walks of the rest with the local copies.
+  /// What executions in one direction with elements of one size do, decided
+  /// once: which messages travel in place (direct or datatype: nothing to
+  /// pack or unpack), and the source walks of the rest with the local copies.
   struct Route {
-    std::size_t element_size = 0;  // 0: not decided yet
+    std::size_t element_size = 0;  ///< 0: not decided yet
     std::vector<char> incoming_in_place, outgoing_in_place;
     bool any_incoming_in_place = false, any_outgoing_in_place = false;
     std::vector<SourceWalk> walks;
@@ -294,13 +319,13 @@ class BlockMessSchedule {
   BlockMessagePlan plan_;
   execution_space space_{};
 
-  // Pack buffers of the send-side and receive-side messages (their roles swap
-  // with the direction), the local staging buffer, and host mirrors.
+  /// Pack buffers of the send-side and receive-side messages (their roles swap
+  /// with the direction), the local staging buffer, and host mirrors.
   std::size_t buffer_element_size_ = 0;
   Bytes send_side_, recv_side_, local_;
   HostBytes send_side_host_, recv_side_host_;
 
-  // Batch buffers (start_many): K copies of every message, all packed.
+  /// Batch buffers (start_many): K copies of every message, all packed.
   std::size_t batch_element_size_ = 0;
   int batch_arrays_ = 0;
   Bytes batch_send_side_, batch_recv_side_;
@@ -308,7 +333,7 @@ class BlockMessSchedule {
 
   TransferPolicy policy_;
 
-  Route routes_[2];  // forward, backward
+  Route routes_[2];  ///< forward, backward
 
   std::vector<std::pair<std::size_t, MPI_Datatype>> types_;
   std::vector<RequestSet> request_sets_;
@@ -316,7 +341,7 @@ class BlockMessSchedule {
 
   bool in_flight_ = false;
   RequestSet* active_ = nullptr;
-  std::vector<void*> pending_dst_;  // the arrays finish() unpacks into
+  std::vector<void*> pending_dst_;  ///< the arrays finish() unpacks into
   void (*pending_finish_)(BlockMessSchedule&) = nullptr;
 };
 
@@ -334,9 +359,9 @@ MPI_Datatype BlockMessSchedule<MemorySpace>::element_type(std::size_t size) {
   return type;
 }
 
-// Every rank tells every other how many elements it will send it; each
-// compares with what it declared to receive.  The first mismatch, as seen by
-// the receiver, is the error.
+/// Every rank tells every other how many elements it will send it; each
+/// compares with what it declared to receive.  The first mismatch, as seen by
+/// the receiver, is the error.
 template <class MemorySpace>
 std::string BlockMessSchedule<MemorySpace>::check_peer_counts() {
   const int p = comm_.size(), me = comm_.rank();
@@ -795,9 +820,9 @@ void BlockMessSchedule<MemorySpace>::post(std::vector<MPI_Request>& requests) {
               "BlockMessSchedule");
 }
 
-// Before the sends start: the kernels that wrote the pack buffer (when
-// `written`) must be complete, and staged messages copied to their host
-// mirror.
+/// Before the sends start: the kernels that wrote the pack buffer (when
+/// `written`) must be complete, and staged messages copied to their host
+/// mirror.
 template <class MemorySpace>
 void BlockMessSchedule<MemorySpace>::hand_over(Bytes& buffer, HostBytes& host_mirror,
                                                bool written) {

@@ -1,31 +1,34 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// How a message between host memories travels: packed into a contiguous
-// buffer by adlib's copy kernels, or described to MPI as a derived datatype
-// over the user's memory (MPI's datatype engine then reads or writes the
-// elements itself, with no buffer and no separate pack or unpack pass).
-//
-// Packing wins for short messages, long contiguous rows (one memcpy per
-// row, fused with the local copies that read the same rows) and dense
-// strided data; the datatype wins for long messages of scattered short
-// rows, such as the column halos of a row-major array (Open MPI 4.1, a
-// column of 8192 doubles each way: 245 us packed, 194 us as a datatype; 512
-// doubles: 4.0 vs 4.9 us; docs/block_mess_schedule.md has the table).  Each
-// end of a message chooses on its own: the type signatures agree.
-//
-//   automatic  the datatype for a message of at least `datatype_min_bytes`
-//              whose rows are all shorter than a cache line and at least a
-//              page apart, at a pitch that is not a multiple of 2 KiB (the
-//              column halo of a wide row-major array: packing it costs a
-//              TLB miss per element); anything denser packs at memory speed
-//              and stays packed
-//   pack       every message that is not one contiguous block is packed
-//   datatype   every message that is not one contiguous block uses a datatype
-//
-// The default comes from the schedule's Configuration (runtime/
-// configuration.hpp), itself from the environment unless given:
-// ADLIB_TRANSFER=auto|pack|datatype and ADLIB_DATATYPE_MIN_BYTES=<bytes>
-// (default 16384).  Memory that the host cannot address (device memory) is
-// always packed.
+/// @file
+/// How a message between host memories travels: packed into a contiguous
+/// buffer by adlib's copy kernels, or described to MPI as a derived datatype
+/// over the user's memory (MPI's datatype engine then reads or writes the
+/// elements itself, with no buffer and no separate pack or unpack pass).
+///
+/// Packing wins for short messages, long contiguous rows (one memcpy per
+/// row, fused with the local copies that read the same rows) and dense
+/// strided data; the datatype wins for long messages of scattered short
+/// rows, such as the column halos of a row-major array (Open MPI 4.1, a
+/// column of 8192 doubles each way: 245 us packed, 194 us as a datatype; 512
+/// doubles: 4.0 vs 4.9 us; docs/block_mess_schedule.md has the table).  Each
+/// end of a message chooses on its own: the type signatures agree.
+///
+/// @verbatim
+///   automatic  the datatype for a message of at least `datatype_min_bytes`
+///              whose rows are all shorter than a cache line and at least a
+///              page apart, at a pitch that is not a multiple of 2 KiB (the
+///              column halo of a wide row-major array: packing it costs a
+///              TLB miss per element); anything denser packs at memory speed
+///              and stays packed
+///   pack       every message that is not one contiguous block is packed
+///   datatype   every message that is not one contiguous block uses a datatype
+/// @endverbatim
+///
+/// The default comes from the schedule's Configuration (runtime/
+/// configuration.hpp), itself from the environment unless given:
+/// `ADLIB_TRANSFER=auto|pack|datatype` and `ADLIB_DATATYPE_MIN_BYTES=<bytes>`
+/// (default 16384).  Memory that the host cannot address (device memory) is
+/// always packed.
 #pragma once
 
 #include <cstddef>
@@ -36,28 +39,30 @@
 
 namespace adlib {
 
+/// The part of a Configuration that chooses how host messages travel (see the
+/// file overview).
 struct TransferPolicy {
-  TransferMethod method = TransferMethod::automatic;
-  std::int64_t datatype_min_bytes = 16384;
+  TransferMethod method = TransferMethod::automatic;  ///< automatic, pack or datatype
+  std::int64_t datatype_min_bytes = 16384;            ///< the automatic rule's size threshold
 
-  // The policy of a configuration (its transfer and datatype_min_bytes).
+  /// The policy of a configuration (its transfer and datatype_min_bytes).
   static TransferPolicy from(const Configuration& config) {
     return TransferPolicy{config.transfer, config.datatype_min_bytes};
   }
-  // The policy ADLIB_TRANSFER and ADLIB_DATATYPE_MIN_BYTES ask for now (the
-  // defaults above where they are unset), parsed afresh; throws adlib::Error
-  // for a value it does not accept.
+  /// The policy ADLIB_TRANSFER and ADLIB_DATATYPE_MIN_BYTES ask for now (the
+  /// defaults above where they are unset), parsed afresh; throws adlib::Error
+  /// for a value it does not accept.
   static TransferPolicy from_environment() { return from(Configuration::from_environment()); }
 };
 
-// The units of the automatic rule: rows shorter than a cache line, each on
-// a page of its own, are "scattered short rows".
+/// The units of the automatic rule: rows shorter than a cache line, each on
+/// a page of its own, are "scattered short rows".
 constexpr std::int64_t kCacheLineBytes = 64;
-constexpr std::int64_t kPageBytes = 4096;
+constexpr std::int64_t kPageBytes = 4096;  ///< see kCacheLineBytes
 
-// Does `m` travel as a derived datatype over host memory under `policy`?
-// Never for a direct message (one contiguous block: MPI uses the memory as
-// it is).
+/// Does `m` travel as a derived datatype over host memory under `policy`?
+/// Never for a direct message (one contiguous block: MPI uses the memory as
+/// it is).
 bool uses_datatype(const PeerMessage& m, std::size_t element_size, const TransferPolicy& policy);
 
 }  // namespace adlib
