@@ -95,6 +95,7 @@ class Remap : public RunsSchedule<MemorySpace> {
         const Configuration& config)
       : RunsSchedule<MemorySpace>(config), dst_(dst), src_(src) {
     const Comm& comm = src.group().grid().comm();
+    if (error.empty()) error = config.error;
     if (error.empty()) error = check_remap_layouts(dst, src);
     if (error.empty() && dst.rank() != Rank)
       error = "layouts of rank " + std::to_string(dst.rank()) + " for a Remap of rank " +

@@ -256,6 +256,7 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
   template <class Declare>
   void build(std::string error, std::uint64_t arguments_fingerprint, Declare&& declare) {
     const Comm& comm = layout_.group().grid().comm();
+    if (!this->config_.error.empty()) error = this->config_.error;
     agree_on_errors(comm, error, arguments_fingerprint, operation_);
     this->schedule_ =
         std::make_unique<BlockMessSchedule<MemorySpace>>(comm, inner_configuration(this->config_));

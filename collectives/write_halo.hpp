@@ -88,7 +88,8 @@ class WriteHalo : public RunsSchedule<MemorySpace> {
             const Configuration& config = Configuration::environment())
       : RunsSchedule<MemorySpace>(config), layout_(layout), halo_(halo) {
     const Comm& comm = layout.group().grid().comm();
-    std::string error = boundary_error(halo);
+    std::string error = config.error;
+    if (error.empty()) error = boundary_error(halo);
     if (error.empty())
       error = layout.rank() == Rank ? check_halo(layout, halo)
                                     : "layout of rank " + std::to_string(layout.rank()) +

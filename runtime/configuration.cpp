@@ -84,14 +84,31 @@ Configuration Configuration::parse(const std::function<const char*(const char*)>
   return c;
 }
 
+Configuration Configuration::parse_recording_errors(
+    const std::function<const char*(const char*)>& lookup) {
+  try {
+    return parse(lookup);
+  } catch (const Error& e) {
+    Configuration defaults;
+    defaults.error = e.message();
+    return defaults;
+  }
+}
+
+namespace {
+const char* environment_variable(const char* name) {
+  return std::getenv(name);
+}
+}  // namespace
+
 Configuration Configuration::from_environment() {
-  return parse([](const char* name) -> const char* { return std::getenv(name); });
+  return parse(environment_variable);
 }
 
 const Configuration& Configuration::environment() {
-  // A function-local static: initialised once, thread-safely; an exception
-  // leaves it uninitialised, so the next call parses (and fails) again.
-  static const Configuration configuration = from_environment();
+  // A function-local static: initialised once, thread-safely.  It cannot
+  // throw: the schedules report a rejected value collectively.
+  static const Configuration configuration = parse_recording_errors(environment_variable);
   return configuration;
 }
 
@@ -114,7 +131,8 @@ std::string Configuration::describe() const {
 
 bool Configuration::operator==(const Configuration& o) const {
   return transfer == o.transfer && datatype_min_bytes == o.datatype_min_bytes &&
-         check_peers == o.check_peers && gpu_aware_mpi == o.gpu_aware_mpi && checked == o.checked;
+         check_peers == o.check_peers && gpu_aware_mpi == o.gpu_aware_mpi && checked == o.checked &&
+         error == o.error;
 }
 
 }  // namespace adlib

@@ -46,17 +46,31 @@ struct Configuration {
   bool check_peers = false;                             ///< ADLIB_CHECK_PEERS
   bool gpu_aware_mpi = false;                           ///< ADLIB_GPU_AWARE_MPI
   bool checked = false;                                 ///< ADLIB_CHECKED
+  /// Empty, unless the environment held a value that parsing rejected: then
+  /// the adlib::Error message that names the variable, the value and the
+  /// accepted values (the fields keep their defaults).  Every schedule
+  /// constructor reports it in its agreement across ranks, so a bad value on
+  /// one rank is an adlib::Error on every rank instead of one rank throwing
+  /// before a collective call that the others wait in.
+  std::string error;
 
   /// The configuration of the environment, read and parsed on the first call
   /// and kept for the life of the program (later changes to the environment
-  /// are not seen).  The default of every schedule's constructor.  Throws
-  /// adlib::Error for a value it does not accept (and again at the next call).
+  /// are not seen).  The default of every schedule's constructor.  Never
+  /// throws: a value it does not accept is kept in `error`, and the first
+  /// schedule built with it throws that message on every rank.
   static const Configuration& environment();
 
-  /// Parses the environment now (for programs and tests that change it).
+  /// Parses the environment now (for programs and tests that change it);
+  /// throws adlib::Error for a value it does not accept.
   static Configuration from_environment();
-  /// Parses the variables that `lookup` returns (nullptr: unset).
+  /// Parses the variables that `lookup` returns (nullptr: unset); throws
+  /// adlib::Error for a value it does not accept.
   static Configuration parse(const std::function<const char*(const char* name)>& lookup);
+  /// parse(), but a rejected value is kept in `error` (with every field at
+  /// its default) instead of thrown.
+  static Configuration parse_recording_errors(
+      const std::function<const char*(const char* name)>& lookup);
 
   /// A hash of every field, identical on every rank that holds the same
   /// configuration; part of what schedule constructors agree on.

@@ -118,8 +118,8 @@ class BlockMessSchedule {
   void build() { build(config_.check_peers); }
   /// build() with the peer check on or off regardless of the configuration.
   void build(bool check_peers) {
-    std::string error;
-    if (plan_.built()) error = "build() called twice";
+    std::string error = config_.error;
+    if (error.empty() && plan_.built()) error = "build() called twice";
     try {
       if (error.empty()) plan_.build();
     } catch (const Error& e) {

@@ -151,6 +151,31 @@ TEST_F(Agreement, WriteHaloElementTypeDiffersBetweenRanks) {
 
 // ---- configuration -------------------------------------------------------------
 
+// An ADLIB_* value rejected on one rank only (the environment differs
+// between ranks): every rank's first schedule throws that rank's message.
+TEST_F(Agreement, RejectedEnvironmentValueOnOneRankIsErrorEverywhere) {
+  const auto u = ring(n());
+  const int odd = comm_.size() - 1;
+  const Configuration bad =
+      Configuration::parse_recording_errors([](const char* name) -> const char* {
+        return std::string(name) == "ADLIB_GPU_AWARE_MPI" ? "enabled" : nullptr;
+      });
+  const Configuration c = comm_.rank() == odd ? bad : Configuration::environment();
+  expect_error_everywhere([&] { adlib::WriteHalo<double, 1> h(u, c); },
+                          "ADLIB_GPU_AWARE_MPI=enabled");
+  expect_error_everywhere([&] { adlib::CShift<double, 1> s(u.layout(), 1, 0, c); },
+                          "ADLIB_GPU_AWARE_MPI=enabled");
+  const auto v = ring(n());
+  expect_error_everywhere([&] { adlib::Remap<double, 1> r(v, u, c); },
+                          "ADLIB_GPU_AWARE_MPI=enabled");
+  expect_error_everywhere(
+      [&] {
+        adlib::BlockMessSchedule<Kokkos::HostSpace> s(comm_, c);
+        s.build();
+      },
+      "ADLIB_GPU_AWARE_MPI=enabled");
+}
+
 TEST_F(Agreement, ConfigurationDiffersBetweenRanks) {
   if (comm_.size() == 1) GTEST_SKIP() << "needs two ranks to disagree";
   const auto u = ring(n());

@@ -136,4 +136,20 @@ TEST(Configuration, EnvironmentIsReadOnce) {
   unsetenv("ADLIB_CHECKED");
 }
 
+// The lenient parse behind Configuration::environment() keeps the message
+// instead of throwing, so that schedules can report it on every rank.
+TEST(Configuration, RejectedValueIsRecordedForTheSchedulesToReport) {
+  const auto lookup = [](const char* name) -> const char* {
+    return std::string(name) == "ADLIB_CHECKED" ? "maybe" : nullptr;
+  };
+  const Configuration c = Configuration::parse_recording_errors(lookup);
+  EXPECT_NE(c.error.find("ADLIB_CHECKED=maybe"), std::string::npos) << c.error;
+  EXPECT_FALSE(c.checked);
+  EXPECT_THROW(Configuration::parse(lookup), adlib::Error);
+  EXPECT_EQ(Configuration::parse_recording_errors([](const char*) -> const char* {
+              return nullptr;
+            }).error,
+            "");
+}
+
 }  // namespace
