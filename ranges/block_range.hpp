@@ -27,16 +27,4 @@ class BlockRange : public IntervalRange {
   std::string describe() const override;
 };
 
-/// A BlockRange whose local blocks carry ghost cells: `low` below and `high`
-/// above the owned interval, filled by halo exchanges; `periodic` means the
-/// ghosts of the first and last blocks wrap around.  Kept so that existing
-/// code compiles; new code writes adlib::block(n).ghosts(low, high).periodic().
-class GhostBlockRange : public BlockRange {
- public:
-  /// The BlockRange with ghost widths `low`, `high` and `periodic`.
-  GhostBlockRange(Index extent, const Dimension& dimension, Index low, Index high,
-                  bool periodic = false)
-      : BlockRange(extent, dimension, Ghosts{low, high, periodic}) {}
-};
-
 }  // namespace adlib

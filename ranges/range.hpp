@@ -11,8 +11,7 @@
 ///   IrregularBlockRange   explicit block sizes per process (zeros allowed)
 ///   CyclicRange           element g on coordinate g mod P
 ///   BlockCyclicRange      blocks of b elements dealt round-robin
-///   CollapsedRange        not distributed: every process of the array holds all
-///   GhostBlockRange       a BlockRange with low / high ghost widths (kept for old code)
+///   CollapsedRange        not distributed: every process of the array holds all N
 /// @endverbatim
 ///
 /// Users make them with the factories of range_spec.hpp (adlib::block(n),

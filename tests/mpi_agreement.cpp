@@ -55,7 +55,7 @@ class Agreement : public ::testing::Test {
   template <class T = double>
   adlib::DistArray<T, 1> ring(Index n) const {
     adlib::DistArray<T, 1> u(
-        grid_, {std::make_shared<adlib::GhostBlockRange>(n, grid_.dim(0), 1, 1, true)});
+        grid_, {std::make_shared<adlib::BlockRange>(n, grid_.dim(0), adlib::Ghosts{1, 1, true})});
     Kokkos::deep_copy(u.local_view(), T(-1));
     u.fill([](auto g) { return T(g[0]); });
     return u;

@@ -54,8 +54,12 @@ TEST_F(Misuse, InvalidRangesAndGrids) {
   const int P = comm_.size();
   adlib::ProcessGrid grid(comm_, {P});
   // Ghosts wider than the extent are accepted (DMDA accepts s > M too).
-  EXPECT_NO_THROW(adlib::GhostBlockRange(5, grid.dim(0), 6, 1));
-  expect_error_everywhere([&] { adlib::GhostBlockRange(5, grid.dim(0), -1, 0); }, "negative ghost");
+  EXPECT_NO_THROW(adlib::BlockRange(5, grid.dim(0), adlib::Ghosts{6, 1, false}));
+  expect_error_everywhere(
+      [&] {
+        adlib::BlockRange(5, grid.dim(0), adlib::Ghosts{-1, 0, false});
+      },
+      "negative ghost");
   expect_error_everywhere(
       [&] {
         adlib::BlockRange(5, grid.dim(0), adlib::Ghosts{0, -2, false});
@@ -226,7 +230,7 @@ TEST_F(Misuse, ExecutingWithArraysOfAnotherLayout) {
   const Index n = 13;
   auto block = std::make_shared<adlib::BlockRange>(n, grid.dim(0));
   auto cyclic = std::make_shared<adlib::CyclicRange>(n, grid.dim(0));
-  auto ghosted = std::make_shared<adlib::GhostBlockRange>(n, grid.dim(0), 1, 1);
+  auto ghosted = std::make_shared<adlib::BlockRange>(n, grid.dim(0), adlib::Ghosts{1, 1, false});
   adlib::DistArray<double, 1> src(grid, {block}), dst(grid, {cyclic});
   adlib::DistArray<double, 1> other_dst(grid, {ghosted}), other_src(grid, {cyclic});
   adlib::Remap<double, 1> remap(dst, src);

@@ -87,7 +87,7 @@ TEST(DistArrayBasic, OwnedViewExcludesGhosts) {
   adlib::Comm comm(MPI_COMM_WORLD);
   adlib::ProcessGrid grid(comm, {comm.size()});
   const adlib::Index n = 23;
-  auto rows = std::make_shared<adlib::GhostBlockRange>(n, grid.dim(0), 2, 1);
+  auto rows = std::make_shared<adlib::BlockRange>(n, grid.dim(0), adlib::Ghosts{2, 1, false});
   auto cols = std::make_shared<adlib::CollapsedRange>(5);
   adlib::DistArray<double, 2> a(grid, {rows, cols});
   a.fill([](auto g) { return double(g[0] * 5 + g[1]); });

@@ -497,7 +497,7 @@ TEST(RemapRandom, OtherElementTypes) {
   auto s0 = std::make_shared<adlib::BlockCyclicRange>(n0, rows.dim(0), 3);
   auto s1 = std::make_shared<adlib::CollapsedRange>(n1, adlib::Ghosts{1, 1, true});
   auto d0 = std::make_shared<adlib::CollapsedRange>(n0);
-  auto d1 = std::make_shared<adlib::GhostBlockRange>(n1, cols.dim(1), 2, 1);
+  auto d1 = std::make_shared<adlib::BlockRange>(n1, cols.dim(1), adlib::Ghosts{2, 1, false});
   // Destination reversed along both dimensions: dst(i, j) = src(n0-1-i, n1-1-j).
   const std::array<Triplet, 2> reverse{Triplet{n0 - 1, 0, -1}, Triplet{n1 - 1, 0, -1}};
   {

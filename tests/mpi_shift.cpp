@@ -555,7 +555,7 @@ TEST_F(ShiftMisuse, ArgumentsThatDifferBetweenRanks) {
 TEST_F(ShiftMisuse, ExecutingWithArraysOfAnotherLayout) {
   adlib::ProcessGrid grid(comm_, {comm_.size()});
   auto block = std::make_shared<adlib::BlockRange>(12, grid.dim(0));
-  auto ghosted = std::make_shared<adlib::GhostBlockRange>(12, grid.dim(0), 1, 1);
+  auto ghosted = std::make_shared<adlib::BlockRange>(12, grid.dim(0), adlib::Ghosts{1, 1, false});
   Array<1> a(grid, {block}), b(grid, {block}), g(grid, {ghosted}), h(grid, {ghosted});
   adlib::Shift<double, 1> shift(b, a, 1, 0, ShiftMode::end_off);
   expect_error_everywhere([&] { shift.execute(h, g); }, "built for");

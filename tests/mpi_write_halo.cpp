@@ -177,8 +177,8 @@ TEST(WriteHalo, OverlapWithInteriorUpdateAndReuseAcrossArrays) {
   adlib::Comm comm(MPI_COMM_WORLD);
   adlib::ProcessGrid grid = adlib::ProcessGrid::balanced(comm, 2);
   const Index n = 17;
-  auto rows = std::make_shared<adlib::GhostBlockRange>(n, grid.dim(0), 1, 1, true);
-  auto cols = std::make_shared<adlib::GhostBlockRange>(n + 3, grid.dim(1), 2, 1, false);
+  auto rows = std::make_shared<adlib::BlockRange>(n, grid.dim(0), adlib::Ghosts{1, 1, true});
+  auto cols = std::make_shared<adlib::BlockRange>(n + 3, grid.dim(1), adlib::Ghosts{2, 1, false});
   adlib::DistArray<double, 2> u(grid, {rows, cols}), w(grid, {rows, cols});
   adlib::WriteHalo<double, 2> halo(u);
   const adlib::HaloWidths full = adlib::full_halo(u.layout());
@@ -203,7 +203,8 @@ TEST(WriteHalo, ColumnHalosByDatatypeOrPacked) {
   // column's elements lie more than a page apart.
   const Index rows = 2100, cols = 520 * comm.size() - 1;
   auto row_range = std::make_shared<adlib::CollapsedRange>(rows, adlib::Ghosts{1, 1, false});
-  auto col_range = std::make_shared<adlib::GhostBlockRange>(cols, grid.dim(1), 1, 1, true);
+  auto col_range =
+      std::make_shared<adlib::BlockRange>(cols, grid.dim(1), adlib::Ghosts{1, 1, true});
   adlib::DistArray<double, 2> u(grid, {row_range, col_range});
   adlib::WriteHalo<double, 2> halo(u);
   const adlib::HaloWidths full = adlib::full_halo(u.layout());
@@ -275,8 +276,8 @@ TEST(WriteHalo, SeveralArraysShareOneMessagePerPeer) {
 TEST(WriteHalo, DeducesTemplateArgumentsAndNamesTheStencil) {
   adlib::Comm comm(MPI_COMM_WORLD);
   adlib::ProcessGrid grid = adlib::ProcessGrid::balanced(comm, 2);
-  auto rows = std::make_shared<adlib::GhostBlockRange>(9, grid.dim(0), 1, 1, true);
-  auto cols = std::make_shared<adlib::GhostBlockRange>(7, grid.dim(1), 1, 1, false);
+  auto rows = std::make_shared<adlib::BlockRange>(9, grid.dim(0), adlib::Ghosts{1, 1, true});
+  auto cols = std::make_shared<adlib::BlockRange>(7, grid.dim(1), adlib::Ghosts{1, 1, false});
   adlib::DistArray<double, 2> u(grid, {rows, cols});
   adlib::WriteHalo full(u);
   adlib::WriteHalo box(u, {1, 1}, {1, 1}, {Boundary::cyclic, Boundary::edge});
@@ -296,7 +297,7 @@ TEST(WriteHalo, DeducesTemplateArgumentsAndNamesTheStencil) {
   }
   // 1-D, and another element type.
   adlib::ProcessGrid line(comm, {comm.size()});
-  auto ghosted = std::make_shared<adlib::GhostBlockRange>(6, line.dim(0), 2, 1, true);
+  auto ghosted = std::make_shared<adlib::BlockRange>(6, line.dim(0), adlib::Ghosts{2, 1, true});
   adlib::DistArray<float, 1> f(line, {ghosted});
   adlib::WriteHalo one_d(f, {2}, {1}, {Boundary::cyclic});
   static_assert(std::is_same<decltype(one_d), adlib::WriteHalo<float, 1>>::value, "1-D");
@@ -313,7 +314,7 @@ TEST(WriteHalo, SeveralArraysCheckedBeforeAnythingIsPosted) {
   for (int c = 0; c < comm.size(); ++c) sizes[c] = c % 2 == 0 ? 3 : 0;  // empty blocks
   auto range =
       std::make_shared<adlib::IrregularBlockRange>(sizes, grid.dim(0), adlib::Ghosts{2, 1, true});
-  auto other = std::make_shared<adlib::GhostBlockRange>(8, grid.dim(0), 2, 1, true);
+  auto other = std::make_shared<adlib::BlockRange>(8, grid.dim(0), adlib::Ghosts{2, 1, true});
   adlib::DistArray<double, 1> u(grid, {range}), v(grid, {range}), w(grid, {range}),
       x(grid, {other});
   adlib::WriteHalo halo(u);
@@ -443,7 +444,7 @@ using adlib_test::expect_error_everywhere;
 TEST(WriteHalo, MisuseIsRefusedOnEveryRank) {
   adlib::Comm comm(MPI_COMM_WORLD);
   adlib::ProcessGrid grid(comm, {comm.size()});
-  auto ghosted = std::make_shared<adlib::GhostBlockRange>(10, grid.dim(0), 2, 1, false);
+  auto ghosted = std::make_shared<adlib::BlockRange>(10, grid.dim(0), adlib::Ghosts{2, 1, false});
   auto plain = std::make_shared<adlib::CyclicRange>(10, grid.dim(0));
   adlib::DistArray<double, 1> a(grid, {ghosted}), b(grid, {plain});
   using H = adlib::WriteHalo<double, 1>;

@@ -492,11 +492,11 @@ TEST(SerialRanges, ConstructorsRejectBadArguments) {
   adlib::ProcessGrid grid({3});
   EXPECT_THROW(adlib::BlockRange(-1, grid.dim(0)), adlib::Error);
   // Ghosts wider than the extent are fine (PETSc's DMDA accepts s > M too).
-  EXPECT_NO_THROW(adlib::GhostBlockRange(5, grid.dim(0), 6, 0));
-  EXPECT_NO_THROW(adlib::GhostBlockRange(5, grid.dim(0), 0, 6));
-  EXPECT_THROW(adlib::GhostBlockRange(5, grid.dim(0), -1, 0), adlib::Error);
-  EXPECT_THROW(adlib::GhostBlockRange(5, grid.dim(0), 0, -1), adlib::Error);
-  EXPECT_NO_THROW(adlib::GhostBlockRange(5, grid.dim(0), 5, 5, true));
+  EXPECT_NO_THROW(adlib::BlockRange(5, grid.dim(0), adlib::Ghosts{6, 0, false}));
+  EXPECT_NO_THROW(adlib::BlockRange(5, grid.dim(0), adlib::Ghosts{0, 6, false}));
+  EXPECT_THROW(adlib::BlockRange(5, grid.dim(0), adlib::Ghosts{-1, 0, false}), adlib::Error);
+  EXPECT_THROW(adlib::BlockRange(5, grid.dim(0), adlib::Ghosts{0, -1, false}), adlib::Error);
+  EXPECT_NO_THROW(adlib::BlockRange(5, grid.dim(0), adlib::Ghosts{5, 5, true}));
   EXPECT_NO_THROW(adlib::CollapsedRange(2, adlib::Ghosts{3, 0, false}));
   EXPECT_THROW(adlib::CollapsedRange(2, adlib::Ghosts{-3, 0, false}), adlib::Error);
   using Sizes = std::vector<Index>;
@@ -525,10 +525,10 @@ TEST(SerialRanges, DescriptionsIdentifyDistributions) {
       std::make_shared<adlib::BlockRange>(11, g3.dim(0)),
       std::make_shared<adlib::BlockRange>(10, g4.dim(0)),
       std::make_shared<adlib::BlockRange>(10, g23.dim(1)),
-      std::make_shared<adlib::GhostBlockRange>(10, g3.dim(0), 1, 0),
-      std::make_shared<adlib::GhostBlockRange>(10, g3.dim(0), 0, 1),
-      std::make_shared<adlib::GhostBlockRange>(10, g3.dim(0), 1, 1, true),
-      std::make_shared<adlib::GhostBlockRange>(10, g3.dim(0), 1, 1, false),
+      std::make_shared<adlib::BlockRange>(10, g3.dim(0), adlib::Ghosts{1, 0, false}),
+      std::make_shared<adlib::BlockRange>(10, g3.dim(0), adlib::Ghosts{0, 1, false}),
+      std::make_shared<adlib::BlockRange>(10, g3.dim(0), adlib::Ghosts{1, 1, true}),
+      std::make_shared<adlib::BlockRange>(10, g3.dim(0), adlib::Ghosts{1, 1, false}),
       std::make_shared<adlib::IrregularBlockRange>(Sizes{3, 3, 4}, g3.dim(0)),
       std::make_shared<adlib::IrregularBlockRange>(Sizes{4, 3, 3}, g3.dim(0)),
       std::make_shared<adlib::IrregularBlockRange>(Sizes{0, 10, 0}, g3.dim(0)),

@@ -160,8 +160,8 @@ struct RangeSpec {
       case Kind::block:
         return std::make_shared<adlib::BlockRange>(extent, grid.dim(axis), ghosts);
       case Kind::ghost_block:
-        return std::make_shared<adlib::GhostBlockRange>(extent, grid.dim(axis), ghost_low,
-                                                        ghost_high, periodic);
+        return std::make_shared<adlib::BlockRange>(extent, grid.dim(axis),
+                                                   adlib::Ghosts{ghost_low, ghost_high, periodic});
       case Kind::irregular:
         return std::make_shared<adlib::IrregularBlockRange>(sizes, grid.dim(axis), ghosts);
       case Kind::cyclic:

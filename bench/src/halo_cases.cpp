@@ -441,11 +441,10 @@ void adlib_lines(const HaloCase& c, const Geometry& g, const std::vector<Neighbo
   adlib::ProcessGrid grid(adlib::Comm(comm()), shape);
   std::array<adlib::RangePtr, R> ranges;
   for (int d = 0; d < R; ++d)
-    ranges[d] =
-        d == c.split_dim
-            ? adlib::RangePtr(std::make_shared<adlib::GhostBlockRange>(c.n, grid.dim(d), 1, 1))
-            : adlib::RangePtr(
-                  std::make_shared<adlib::CollapsedRange>(c.n, adlib::Ghosts{1, 1, false}));
+    ranges[d] = d == c.split_dim ? adlib::RangePtr(std::make_shared<adlib::BlockRange>(
+                                       c.n, grid.dim(d), adlib::Ghosts{1, 1, false}))
+                                 : adlib::RangePtr(std::make_shared<adlib::CollapsedRange>(
+                                       c.n, adlib::Ghosts{1, 1, false}));
   adlib::DistArray<double, R> a(grid, ranges);
   double* data = a.local_view().data();
   if (a.local_view().span() != g.cells) {

@@ -25,8 +25,7 @@ int main(int argc, char** argv) {
   if (comm.rank() == 0) std::printf("configuration: %s\n", settings.describe().c_str());
 
   const Index n = 4 * comm.size() + 3;
-  auto ring = std::make_shared<adlib::GhostBlockRange>(n, line.dim(0), 1, 1, /*periodic=*/true);
-  adlib::DistArray<double, 1> u(line, {ring});
+  adlib::DistArray<double, 1> u(line, {adlib::block(n).ghosts(1).periodic()});
   u.fill([](const auto& g) { return double(g[0]); });
 
   // A schedule with settings of its own: every message packed, and every
@@ -39,8 +38,7 @@ int main(int argc, char** argv) {
 
   // In checked mode an array of another layout on one rank is an
   // adlib::Error on every rank, not a hang.
-  auto longer = std::make_shared<adlib::GhostBlockRange>(n + 1, line.dim(0), 1, 1, true);
-  adlib::DistArray<double, 1> other(line, {longer});
+  adlib::DistArray<double, 1> other(line, {adlib::block(n + 1).ghosts(1).periodic()});
   int threw = 0;
   try {
     halo.execute(comm.rank() == comm.size() - 1 ? other : u);
