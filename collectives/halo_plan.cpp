@@ -113,28 +113,28 @@ std::vector<HaloPiece> pieces_between(const ArrayLayout& layout, const HaloWidth
 // start - below < b and end + above > a: the holders whose ghost-widened
 // interval meets [a, b), or (below = above = 0) the owners of elements in
 // [a, b).  Binary search on the intervals, which follow each other.
+// The first coordinate of [0, P) for which `holds` is true, where `holds`
+// is false and then true along the coordinates (binary search).
+template <class Predicate>
+int first_coordinate(int P, Predicate holds) {
+  int lo = 0, hi = P;
+  while (lo < hi) {
+    const int mid = lo + (hi - lo) / 2;
+    if (holds(mid))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
 void coords_meeting(const Range& r, Index a, Index b, Index below, Index above,
                     std::vector<int>& coords) {
   const int P = r.process_count();
-  int lo = 0, hi = P;  // first c with end(c) + above > a
-  while (lo < hi) {
-    const int mid = (lo + hi) / 2;
-    if (r.owned_interval(mid).end + above > a)
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  const int first = lo;
-  lo = 0;
-  hi = P;  // first c with start(c) - below >= b
-  while (lo < hi) {
-    const int mid = (lo + hi) / 2;
-    if (r.owned_interval(mid).begin - below >= b)
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  for (int c = first; c < lo; ++c) coords.push_back(c);
+  const int first = first_coordinate(P, [&](int c) { return r.owned_interval(c).end + above > a; });
+  const int past =
+      first_coordinate(P, [&](int c) { return r.owned_interval(c).begin - below >= b; });
+  for (int c = first; c < past; ++c) coords.push_back(c);
 }
 
 using PeerPieces = std::vector<std::pair<int, std::vector<HaloPiece>>>;

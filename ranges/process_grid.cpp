@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include <adlib/runtime/detail/hash.hpp>
 #include <adlib/runtime/error.hpp>
 
 namespace adlib {
@@ -163,11 +164,8 @@ std::string ProcessGrid::describe() const {
     for (size_t i = 0; i < r.size() && (i < kListed || r.size() <= kListed); ++i)
       s += (i ? "," : "") + std::to_string(r[i]);
     if (r.size() > kListed) {
-      std::uint64_t h = 1469598103934665603ull;
-      for (int x : r) {
-        h ^= static_cast<std::uint64_t>(static_cast<unsigned>(x));
-        h *= 1099511628211ull;
-      }
+      std::uint64_t h = detail::hash_start();
+      for (int x : r) h = detail::hash_mix(h, static_cast<std::uint64_t>(static_cast<unsigned>(x)));
       s += ",... (" + std::to_string(r.size()) + " ranks, list hash " + std::to_string(h) + ")";
     }
   }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <adlib/runtime/comm.hpp>
 
+#include <algorithm>
 #include <mutex>
 #include <vector>
 
@@ -125,18 +126,6 @@ namespace {
 // the constructors' agreement carries.
 constexpr int kWindowWords = 8;
 
-// {failed, f, ~f} reduced under bitwise OR.  A bit is set in both OR(f) and
-// OR(~f) exactly when some rank has a 1 there and another a 0, so
-// OR(f) & OR(~f) != 0 says "the fingerprints differ", with the same verdict on
-// every rank.  The tag masks that follow ride in the same reduction.
-struct Verdict {
-  bool failed;
-  bool mismatch;
-};
-Verdict verdict(const std::uint64_t* reduced) {
-  return {reduced[0] != 0, (reduced[1] & reduced[2]) != 0};
-}
-
 [[noreturn]] void throw_agreed(const Comm& comm, const std::string& local_error, bool failed,
                                const char* operation) {
   if (!failed)
@@ -164,53 +153,62 @@ int lowest_free(const std::uint64_t* words) {
   return -1;
 }
 
+// One MPI_Allreduce, under bitwise OR, of {failed, f, ~f} followed by `extra`
+// (replaced by its OR over the ranks).  A bit is set in both OR(f) and OR(~f)
+// exactly when some rank has a 1 there and another a 0, so OR(f) & OR(~f) != 0
+// says "the fingerprints differ", with the same verdict on every rank.  When
+// any rank failed or the fingerprints differ, every rank throws the same
+// adlib::Error.
+void reduce_verdict(const Comm& comm, const std::string& local_error, std::uint64_t fingerprint,
+                    std::uint64_t* extra, int extra_count, const char* operation) {
+  std::uint64_t mine[3 + kWindowWords], all[3 + kWindowWords];
+  mine[0] = local_error.empty() ? 0u : 1u;
+  mine[1] = fingerprint;
+  mine[2] = ~fingerprint;
+  std::copy(extra, extra + extra_count, mine + 3);
+  ADLIB_MPI(MPI_Allreduce(mine, all, 3 + extra_count, MPI_UINT64_T, MPI_BOR, comm.get()),
+            operation);
+  const bool failed = all[0] != 0, mismatch = (all[1] & all[2]) != 0;
+  if (failed || mismatch) throw_agreed(comm, local_error, failed, operation);
+  std::copy(all + 3, all + 3 + extra_count, extra);
+}
+
 }  // namespace
 
 void agree_on_errors(const Comm& comm, const std::string& local_error, std::uint64_t fingerprint,
                      const char* operation) {
-  std::uint64_t mine[3] = {local_error.empty() ? 0u : 1u, fingerprint, ~fingerprint};
-  std::uint64_t all[3];
-  ADLIB_MPI(MPI_Allreduce(mine, all, 3, MPI_UINT64_T, MPI_BOR, comm.get()), operation);
-  const Verdict v = verdict(all);
-  if (v.failed || v.mismatch) throw_agreed(comm, local_error, v.failed, operation);
+  reduce_verdict(comm, local_error, fingerprint, nullptr, 0, operation);
 }
 
 TagLease Comm::lease_agreed_tag(const std::string& local_error, std::uint64_t fingerprint,
                                 const char* operation) const {
   TagLease::State& tags = *state_->tags;
   int first = 0, upper = 0;
-  std::uint64_t mine[3 + kWindowWords], all[3 + kWindowWords];
-  mine[0] = local_error.empty() ? 0u : 1u;
-  mine[1] = fingerprint;
-  mine[2] = ~fingerprint;
+  std::uint64_t used[kWindowWords];
+  auto mark_used = [&](long long window) {
+    std::lock_guard<std::mutex> lock(tags.mutex);
+    tags.tags.usage_mask(static_cast<int>(window), used, kWindowWords);
+  };
   {
     std::lock_guard<std::mutex> lock(tags.mutex);
     first = tags.tags.first();
     upper = tags.tags.upper_bound();
-    tags.tags.usage_mask(first, mine + 3, kWindowWords);
   }
-  // The tags in use anywhere: OR of the usage masks, in the same reduction.
-  ADLIB_MPI(MPI_Allreduce(mine, all, 3 + kWindowWords, MPI_UINT64_T, MPI_BOR, get()), operation);
-  const Verdict v = verdict(all);
-  if (v.failed || v.mismatch) throw_agreed(*this, local_error, v.failed, operation);
-  // Every rank saw the same masks, so every rank takes the same path.
+  // The first window of tags rides in the agreement on the arguments.
   long long window = first;
-  int free_bit = lowest_free(all + 3);
-  while (free_bit < 0) {
+  mark_used(window);
+  reduce_verdict(*this, local_error, fingerprint, used, kWindowWords, operation);
+  int free_bit = lowest_free(used);
+  // Further windows, one allreduce each, only while every tag of the last
+  // one is held on some rank.
+  while (free_bit < 0 && window + 64LL * kWindowWords <= upper) {
     window += 64LL * kWindowWords;
-    if (window > upper)
-      throw Error("all " + std::to_string(upper - first + 1) +
-                      " message tags are held by live schedules on some rank",
-                  rank(), operation);
-    std::uint64_t used[kWindowWords], anywhere[kWindowWords];
-    {
-      std::lock_guard<std::mutex> lock(tags.mutex);
-      tags.tags.usage_mask(static_cast<int>(window), used, kWindowWords);
-    }
-    ADLIB_MPI(MPI_Allreduce(used, anywhere, kWindowWords, MPI_UINT64_T, MPI_BOR, get()), operation);
-    free_bit = lowest_free(anywhere);
+    mark_used(window);
+    ADLIB_MPI(MPI_Allreduce(MPI_IN_PLACE, used, kWindowWords, MPI_UINT64_T, MPI_BOR, get()),
+              operation);
+    free_bit = lowest_free(used);
   }
-  const long long tag = window + free_bit;
+  const long long tag = free_bit < 0 ? upper + 1LL : window + free_bit;
   if (tag > upper)
     throw Error("all " + std::to_string(upper - first + 1) +
                     " message tags are held by live schedules on some rank",

@@ -5,8 +5,7 @@
 
 namespace adlib {
 
-TagAllocator::TagAllocator(int first, int upper_bound)
-    : first_(first), upper_bound_(upper_bound), next_fresh_(first) {
+TagAllocator::TagAllocator(int first, int upper_bound) : first_(first), upper_bound_(upper_bound) {
   if (upper_bound < first)
     throw Error(
         "tag range [" + std::to_string(first) + ", " + std::to_string(upper_bound) + "] is empty",
@@ -14,19 +13,15 @@ TagAllocator::TagAllocator(int first, int upper_bound)
 }
 
 int TagAllocator::acquire() {
-  int tag;
-  if (!released_.empty()) {
-    tag = *released_.begin();
-    released_.erase(released_.begin());
-  } else {
-    if (next_fresh_ > upper_bound_)
-      throw Error("all " + std::to_string(upper_bound_ - first_ + 1) +
-                      " message tags are held by live schedules",
-                  world_rank_or_unknown(), "TagAllocator");
-    tag = next_fresh_++;
-  }
-  in_use_.insert(tag);
-  return tag;
+  // The lowest free tag is the first gap in the (sorted) tags in use.
+  long long tag = first_;
+  for (auto it = in_use_.lower_bound(first_); it != in_use_.end() && *it == tag; ++it) ++tag;
+  if (tag > upper_bound_)
+    throw Error("all " + std::to_string(upper_bound_ - first_ + 1) +
+                    " message tags are held by live schedules",
+                world_rank_or_unknown(), "TagAllocator");
+  in_use_.insert(static_cast<int>(tag));
+  return static_cast<int>(tag);
 }
 
 void TagAllocator::take(int tag) {
@@ -34,14 +29,9 @@ void TagAllocator::take(int tag) {
     throw Error("tag " + std::to_string(tag) + " is outside [" + std::to_string(first_) + ", " +
                     std::to_string(upper_bound_) + "]",
                 world_rank_or_unknown(), "TagAllocator");
-  if (in_use(tag))
+  if (!in_use_.insert(tag).second)
     throw Error("tag " + std::to_string(tag) + " is already in use", world_rank_or_unknown(),
                 "TagAllocator");
-  // Tags skipped below it become free tags of the pool.
-  for (; next_fresh_ < tag; ++next_fresh_) released_.insert(next_fresh_);
-  if (next_fresh_ == tag) ++next_fresh_;
-  released_.erase(tag);
-  in_use_.insert(tag);
 }
 
 void TagAllocator::usage_mask(int first, std::uint64_t* words, int count) const {
@@ -54,8 +44,7 @@ void TagAllocator::usage_mask(int first, std::uint64_t* words, int count) const 
 }
 
 void TagAllocator::release(int tag) {
-  if (in_use_.erase(tag) == 0) return;  // not ours: ignore rather than corrupt the pool
-  released_.insert(tag);
+  in_use_.erase(tag);  // a tag not in use is ignored rather than corrupting the pool
 }
 
 }  // namespace adlib

@@ -41,9 +41,7 @@ class TagAllocator {
  private:
   int first_;
   int upper_bound_;
-  int next_fresh_;
-  std::set<int> released_;  ///< returned tags below next_fresh_, reused lowest first
-  std::set<int> in_use_;
+  std::set<int> in_use_;  ///< every other tag of [first_, upper_bound_] is free
 };
 
 }  // namespace adlib
