@@ -174,7 +174,7 @@ PeerPieces dimension_pieces(const ArrayLayout& layout, const HaloWidths& halo, i
 }
 
 void plan_side(const ArrayLayout& layout, const HaloWidths& halo, int me, bool owning,
-               std::vector<PlannedBlock>& out) {
+               std::vector<PeerBlock>& out) {
   if (!layout.holds_data(me)) return;
   const int rank = layout.rank();
   std::vector<PeerPieces> per_dim(rank);
@@ -204,7 +204,7 @@ void plan_side(const ArrayLayout& layout, const HaloWidths& halo, int me, bool o
     std::fill(piece.begin(), piece.end(), 0);
     do {
       int ghosts = 0;
-      PlannedBlock pb;
+      PeerBlock pb;
       pb.peer = other;
       pb.block.rank = rank;
       for (int d = 0; d < rank; ++d) {
@@ -257,8 +257,8 @@ std::string check_halo(const ArrayLayout& layout, const HaloWidths& halo) {
   return {};
 }
 
-RemapPlan plan_write_halo(const ArrayLayout& layout, const HaloWidths& halo, int me) {
-  RemapPlan plan;
+ExchangePlan plan_write_halo(const ArrayLayout& layout, const HaloWidths& halo, int me) {
+  ExchangePlan plan;
   plan_side(layout, halo, me, /*owning=*/true, plan.sends);
   plan_side(layout, halo, me, /*owning=*/false, plan.recvs);
   return plan;

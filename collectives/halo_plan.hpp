@@ -25,7 +25,7 @@
 #include <vector>
 
 #include <adlib/collectives/boundary.hpp>
-#include <adlib/collectives/remap_plan.hpp>
+#include <adlib/schedules/exchange_plan.hpp>
 #include <adlib/ranges/array_layout.hpp>
 
 namespace adlib {
@@ -69,6 +69,6 @@ std::string check_halo(const ArrayLayout& layout, const HaloWidths& halo);
 
 /// The blocks rank `me` sends (of its owned cells) and receives (into its
 /// ghost cells); sends and receives address the same local memory.
-RemapPlan plan_write_halo(const ArrayLayout& layout, const HaloWidths& halo, int me);
+ExchangePlan plan_write_halo(const ArrayLayout& layout, const HaloWidths& halo, int me);
 
 }  // namespace adlib

@@ -20,7 +20,7 @@ namespace adlib {
 /// Declares a plan's blocks in plan order (the order is the message layout,
 /// identical on both ends of every message).
 template <class MemorySpace>
-void declare(BlockMessSchedule<MemorySpace>& schedule, const RemapPlan& plan) {
+void declare(BlockMessSchedule<MemorySpace>& schedule, const ExchangePlan& plan) {
   for (const auto& b : plan.sends) schedule.send(b.peer, b.block);
   for (const auto& b : plan.recvs) schedule.recv(b.peer, b.block);
 }
@@ -44,7 +44,7 @@ std::uint64_t element_and_configuration_fingerprint(const Configuration& config)
 /// A built schedule for `plan` (collective), with its buffers allocated for T.
 template <class T, class MemorySpace>
 std::unique_ptr<BlockMessSchedule<MemorySpace>> build_schedule(
-    const Comm& comm, const RemapPlan& plan,
+    const Comm& comm, const ExchangePlan& plan,
     const Configuration& config = Configuration::environment()) {
   auto schedule =
       std::make_unique<BlockMessSchedule<MemorySpace>>(comm, inner_configuration(config));

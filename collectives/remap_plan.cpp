@@ -117,11 +117,11 @@ int sender_for(const ArrayLayout& src, const std::vector<int>& coords, int recei
 // Appends the blocks of one message: the product of one piece list per
 // dimension, lexicographic, each product one strided block of my memory.
 void emit_blocks(int peer, const std::vector<const std::vector<Piece>*>& pieces,
-                 const std::vector<Index>& strides, std::vector<PlannedBlock>& out) {
+                 const std::vector<Index>& strides, std::vector<PeerBlock>& out) {
   const int rank = static_cast<int>(pieces.size());
   std::vector<size_t> at(rank, 0);
   while (true) {
-    PlannedBlock pb;
+    PeerBlock pb;
     pb.peer = peer;
     pb.block.rank = rank;
     for (int d = 0; d < rank; ++d) {
@@ -143,7 +143,7 @@ void emit_blocks(int peer, const std::vector<const std::vector<Piece>*>& pieces,
 // One side of the plan: `mine` is the layout whose local memory the blocks
 // address (source when sending, destination when receiving).
 void plan_side(const ArrayLayout& mine, const ArrayLayout& other, int me, bool sending,
-               const ArrayLayout& src, std::vector<PlannedBlock>& out) {
+               const ArrayLayout& src, std::vector<PeerBlock>& out) {
   if (!mine.holds_data(me)) return;
   const int rank = mine.rank();
   std::vector<PeerPieces> per_dim(rank);
@@ -199,8 +199,8 @@ std::string check_remap_layouts(const ArrayLayout& dst, const ArrayLayout& src) 
   return {};
 }
 
-RemapPlan plan_remap(const ArrayLayout& dst, const ArrayLayout& src, int me) {
-  RemapPlan plan;
+ExchangePlan plan_remap(const ArrayLayout& dst, const ArrayLayout& src, int me) {
+  ExchangePlan plan;
   plan_side(src, dst, me, /*sending=*/true, src, plan.sends);
   plan_side(dst, src, me, /*sending=*/false, src, plan.recvs);
   return plan;

@@ -23,29 +23,15 @@
 #include <vector>
 
 #include <adlib/ranges/array_layout.hpp>
-#include <adlib/runtime/strided_block.hpp>
+#include <adlib/schedules/exchange_plan.hpp>
 
 namespace adlib {
-
-/// One block of a plan: a strided block of local memory and the rank at the other
-/// end.
-struct PlannedBlock {
-  int peer = -1;       ///< the receiver (in sends) or the sender (in recvs)
-  StridedBlock block;  ///< the elements, in local memory
-};
-
-/// One rank's part of a Remap or halo exchange: the blocks it sends and
-/// receives, in the order both ends agree on.
-struct RemapPlan {
-  std::vector<PlannedBlock> sends;  ///< blocks of the source's local memory, per receiver
-  std::vector<PlannedBlock> recvs;  ///< blocks of the destination's local memory, per sender
-};
 
 /// Empty when a Remap from `src` to `dst` is valid, else the reason.
 std::string check_remap_layouts(const ArrayLayout& dst, const ArrayLayout& src);
 
 /// The blocks rank `me` sends and receives.  Layouts must pass
 /// check_remap_layouts.
-RemapPlan plan_remap(const ArrayLayout& dst, const ArrayLayout& src, int me);
+ExchangePlan plan_remap(const ArrayLayout& dst, const ArrayLayout& src, int me);
 
 }  // namespace adlib

@@ -50,7 +50,7 @@ template <int R>
 void check_all_pairs(const adlib::ArrayLayout& layout, const adlib::HaloWidths& halo, int P) {
   Streams sent, received;
   for (int me = 0; me < P; ++me) {
-    const adlib::RemapPlan plan = adlib::plan_write_halo(layout, halo, me);
+    const adlib::ExchangePlan plan = adlib::plan_write_halo(layout, halo, me);
     for (const auto& b : plan.sends)
       for (Index off : adlib_test::offsets_of(b.block)) {
         const auto cell = adlib_test::halo_cell<R>(layout, halo, me, local_of<R>(layout, me, off));
@@ -210,7 +210,7 @@ TEST(HaloPlan, OneRankOfAMillionProcessesPlansQuickly) {
   const adlib::HaloWidths halo = adlib::full_halo(layout);
   const int me = grid.rank_of({0, 512});  // on the periodic seam
   const auto t0 = std::chrono::steady_clock::now();
-  const adlib::RemapPlan plan = adlib::plan_write_halo(layout, halo, me);
+  const adlib::ExchangePlan plan = adlib::plan_write_halo(layout, halo, me);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::map<int, int> peers;

@@ -123,7 +123,7 @@ Verdict simulate(const SideSpec& dst, const SideSpec& src, int P,
   }
   Sequences sent, received, wire_sent, wire_received;
   for (int r = 0; r < P; ++r) {
-    const adlib::RemapPlan plan = adlib::plan_remap(dst_layout, src_layout, r);
+    const adlib::ExchangePlan plan = adlib::plan_remap(dst_layout, src_layout, r);
     const Decoder from(src, r), to(dst, r);
     adlib::BlockMessagePlan wire(r, P);
     auto decode = [&](const Decoder& decoder, const StridedBlock& b, std::vector<Index>& out,

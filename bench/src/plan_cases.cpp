@@ -44,9 +44,9 @@ void for_each_element(const adlib::StridedBlock& b, F&& f) {
   }
 }
 
-std::size_t plan_bytes(const adlib::RemapPlan& plan) {
+std::size_t plan_bytes(const adlib::ExchangePlan& plan) {
   return sizeof(plan) +
-         (plan.sends.capacity() + plan.recvs.capacity()) * sizeof(adlib::PlannedBlock);
+         (plan.sends.capacity() + plan.recvs.capacity()) * sizeof(adlib::PeerBlock);
 }
 
 std::size_t message_plan_bytes(const adlib::BlockMessagePlan& plan) {
@@ -61,7 +61,7 @@ std::size_t message_plan_bytes(const adlib::BlockMessagePlan& plan) {
   return bytes;
 }
 
-int peers_of(const std::vector<adlib::PlannedBlock>& blocks) {
+int peers_of(const std::vector<adlib::PeerBlock>& blocks) {
   std::vector<int> peers;
   for (const auto& b : blocks) peers.push_back(b.peer);
   std::sort(peers.begin(), peers.end());
@@ -71,7 +71,7 @@ int peers_of(const std::vector<adlib::PlannedBlock>& blocks) {
 // The plan must move every element of rank `me` to its cyclic owner and
 // fill every element of its cyclic share from its block owner: simulated
 // with poisoned local arrays and checked against double(g).
-void verify_plan(const std::string& name, const std::string& impl, const adlib::RemapPlan& plan,
+void verify_plan(const std::string& name, const std::string& impl, const adlib::ExchangePlan& plan,
                  int processes, int me) {
   const Index lo = me * kExtent / processes, hi = (me + 1) * kExtent / processes;
   std::vector<double> sent(static_cast<std::size_t>(hi - lo), kPoison);
@@ -83,7 +83,7 @@ void verify_plan(const std::string& name, const std::string& impl, const adlib::
         sent[static_cast<std::size_t>(l)] = static_cast<double>(g);
     });
   // Coverage alone would miss an element sent twice: the counts must match too.
-  auto check_count = [&](const char* what, const std::vector<adlib::PlannedBlock>& blocks,
+  auto check_count = [&](const char* what, const std::vector<adlib::PeerBlock>& blocks,
                          Index expected) {
     Index count = 0;
     for (const auto& b : blocks) count += b.block.count();
@@ -120,14 +120,14 @@ void plan_case(int processes) {
   const adlib::ArrayLayout dst(adlib::Group(grid), {cyclic});
 
   {  // plan_remap alone: the blocks rank `me` sends and receives
-    adlib::RemapPlan plan;
+    adlib::ExchangePlan plan;
     if (active) {
       plan = adlib::plan_remap(dst, src, me);
       verify_plan(name, "adlib", plan, processes, me);
     }
     const Measurement m = time_op(
         [&] {
-          adlib::RemapPlan p = adlib::plan_remap(dst, src, me);
+          adlib::ExchangePlan p = adlib::plan_remap(dst, src, me);
           benchmark::DoNotOptimize(p.sends.data());
           benchmark::DoNotOptimize(p.recvs.data());
         },
@@ -138,14 +138,14 @@ void plan_case(int processes) {
                   "plan_remap for rank %d of %d in one process; bytes = plan memory: %zu send "
                   "blocks to %d peers, %zu receive blocks from %d peers, %zu B per block",
                   me, processes, plan.sends.size(), peers_of(plan.sends), plan.recvs.size(),
-                  peers_of(plan.recvs), sizeof(adlib::PlannedBlock));
+                  peers_of(plan.recvs), sizeof(adlib::PeerBlock));
     report({name, "adlib", "op", m, static_cast<double>(bytes), 0, note, false});
   }
 
   {  // plan_remap + BlockMessagePlan::build: what Remap's constructor computes
     std::size_t bytes = 0, messages = 0;
     if (active) {
-      const adlib::RemapPlan plan = adlib::plan_remap(dst, src, me);
+      const adlib::ExchangePlan plan = adlib::plan_remap(dst, src, me);
       adlib::BlockMessagePlan messages_plan(me, processes);
       for (const auto& b : plan.sends) messages_plan.send(b.peer, b.block);
       for (const auto& b : plan.recvs) messages_plan.recv(b.peer, b.block);
@@ -155,7 +155,7 @@ void plan_case(int processes) {
     }
     const Measurement m = time_op(
         [&] {
-          const adlib::RemapPlan plan = adlib::plan_remap(dst, src, me);
+          const adlib::ExchangePlan plan = adlib::plan_remap(dst, src, me);
           adlib::BlockMessagePlan messages_plan(me, processes);
           for (const auto& b : plan.sends) messages_plan.send(b.peer, b.block);
           for (const auto& b : plan.recvs) messages_plan.recv(b.peer, b.block);

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/// @file
+/// ExchangePlan: the one currency between planners and the executor.
+///
+/// Every planner (Remap, Shift, WriteHalo and the rest of collectives/)
+/// describes what one rank sends and receives as a list of (peer, block of
+/// local memory) pairs; the executor (BlockMessSchedule) consumes that list,
+/// merges it into one message per peer and runs it.  The order of a peer's
+/// entries is the element order of its message, so both ends of a message
+/// list their blocks in the same element order (their extents may split
+/// differently).  Plain data, no MPI: planners are tested for simulated
+/// process counts in one process.
+#pragma once
+
+#include <vector>
+
+#include <adlib/runtime/strided_block.hpp>
+
+namespace adlib {
+
+/// One entry of an ExchangePlan: a strided block of local memory and the
+/// rank at the other end.
+struct PeerBlock {
+  int peer = -1;       ///< the receiver (in sends) or the sender (in recvs)
+  StridedBlock block;  ///< the elements, in local memory
+};
+
+/// One rank's part of a communication pattern: the blocks it sends (of the
+/// send memory, `src` in the forward direction) and receives (of the receive
+/// memory, `dst`), each list in the order both ends agree on.
+struct ExchangePlan {
+  std::vector<PeerBlock> sends;  ///< blocks of the send memory, per receiver
+  std::vector<PeerBlock> recvs;  ///< blocks of the receive memory, per sender
+
+  /// Appends `other`'s entries after this plan's (a pattern made of several
+  /// planned pieces, such as the sections of a Shift).
+  void append(const ExchangePlan& other) {
+    sends.insert(sends.end(), other.sends.begin(), other.sends.end());
+    recvs.insert(recvs.end(), other.recvs.begin(), other.recvs.end());
+  }
+};
+
+}  // namespace adlib
