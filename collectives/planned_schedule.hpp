@@ -17,14 +17,6 @@
 
 namespace adlib {
 
-/// Declares a plan's blocks in plan order (the order is the message layout,
-/// identical on both ends of every message).
-template <class MemorySpace>
-void declare(BlockMessSchedule<MemorySpace>& schedule, const ExchangePlan& plan) {
-  for (const auto& b : plan.sends) schedule.send(b.peer, b.block);
-  for (const auto& b : plan.recvs) schedule.recv(b.peer, b.block);
-}
-
 /// The configuration of the BlockMessSchedule under a collective: the
 /// collective's, less the checked mode (the collective agrees on its arrays
 /// itself, which covers what the schedule would check).
@@ -48,7 +40,7 @@ std::unique_ptr<BlockMessSchedule<MemorySpace>> build_schedule(
     const Configuration& config = Configuration::environment()) {
   auto schedule =
       std::make_unique<BlockMessSchedule<MemorySpace>>(comm, inner_configuration(config));
-  declare(*schedule, plan);
+  schedule->declare(plan);
   schedule->build();
   schedule->template prepare<T>();
   return schedule;

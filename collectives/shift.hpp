@@ -269,7 +269,7 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
   /// layout, equal shapes).
   void move(const std::vector<Triplet>& to, const std::vector<Triplet>& from) {
     if (is_empty(to)) return;
-    declare(*this->schedule_, plan_remap(layout_.section(to), layout_.section(from), me_));
+    this->schedule_->declare(plan_remap(layout_.section(to), layout_.section(from), me_));
   }
 
   /// dst's section `positions` is set to the fill value by every execution: the owned

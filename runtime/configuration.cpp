@@ -81,6 +81,8 @@ Configuration Configuration::parse(const std::function<const char*(const char*)>
   if (value("ADLIB_GPU_AWARE_MPI", v))
     c.gpu_aware_mpi = parse_bool_setting("ADLIB_GPU_AWARE_MPI", v);
   if (value("ADLIB_CHECKED", v)) c.checked = parse_bool_setting("ADLIB_CHECKED", v);
+  if (value("ADLIB_FORCE_STAGING", v))
+    c.force_staging = parse_bool_setting("ADLIB_FORCE_STAGING", v);
   return c;
 }
 
@@ -119,6 +121,7 @@ std::uint64_t Configuration::fingerprint() const {
   h = detail::hash_mix(h, check_peers);
   h = detail::hash_mix(h, gpu_aware_mpi);
   h = detail::hash_mix(h, checked);
+  h = detail::hash_mix(h, force_staging);
   return h;
 }
 
@@ -126,13 +129,14 @@ std::string Configuration::describe() const {
   return std::string("transfer=") + transfer_method_name(transfer) +
          " datatype_min_bytes=" + std::to_string(datatype_min_bytes) +
          " check_peers=" + (check_peers ? "1" : "0") +
-         " gpu_aware_mpi=" + (gpu_aware_mpi ? "1" : "0") + " checked=" + (checked ? "1" : "0");
+         " gpu_aware_mpi=" + (gpu_aware_mpi ? "1" : "0") + " checked=" + (checked ? "1" : "0") +
+         " force_staging=" + (force_staging ? "1" : "0");
 }
 
 bool Configuration::operator==(const Configuration& o) const {
   return transfer == o.transfer && datatype_min_bytes == o.datatype_min_bytes &&
          check_peers == o.check_peers && gpu_aware_mpi == o.gpu_aware_mpi && checked == o.checked &&
-         error == o.error;
+         force_staging == o.force_staging && error == o.error;
 }
 
 }  // namespace adlib

@@ -17,6 +17,7 @@
 ///   ADLIB_CHECK_PEERS=<bool>            build() checks both ends of every message
 ///   ADLIB_GPU_AWARE_MPI=<bool>          device buffers go to MPI directly
 ///   ADLIB_CHECKED=<bool>                execution agrees on the arrays across ranks
+///   ADLIB_FORCE_STAGING=<bool>          stage host messages as device ones are
 /// @endverbatim
 /// A boolean is one of 1, 0, true, false, on, off, yes, no (any letter case);
 /// an empty value counts as unset.  Anything else is an adlib::Error that
@@ -46,6 +47,11 @@ struct Configuration {
   bool check_peers = false;                             ///< ADLIB_CHECK_PEERS
   bool gpu_aware_mpi = false;                           ///< ADLIB_GPU_AWARE_MPI
   bool checked = false;                                 ///< ADLIB_CHECKED
+  /// ADLIB_FORCE_STAGING: every message goes through pack buffers and their
+  /// separate host twins, as messages of device memory without GPU-aware MPI
+  /// do, even when the arrays are host memory.  Slower; it exists so that
+  /// machines without a GPU run (and test) the staging path.
+  bool force_staging = false;
   /// Empty, unless the environment held a value that parsing rejected: then
   /// the adlib::Error message that names the variable, the value and the
   /// accepted values (the fields keep their defaults).  Every schedule

@@ -6,6 +6,7 @@
 ///   pack_block<T>(space, memory, block, buffer)     buffer[0..count) <- block of memory
 ///   unpack_block<T>(space, memory, block, buffer)   block of memory <- buffer[0..count)
 ///   copy_block<T>(space, dst, dst_block, src, src_block)   equal extents
+///   unpack_block<T>(space, memory, block, buffer, adlib::op::add)   memory += buffer
 /// @endverbatim
 ///
 /// All three are one operation: an element-by-element copy between two blocks
@@ -24,25 +25,43 @@
 #include <cstring>
 #include <utility>
 
+#include <adlib/runtime/combine.hpp>
 #include <adlib/runtime/detail/pack_walk.hpp>
 #include <adlib/runtime/strided_block.hpp>
 
 namespace adlib {
 
 /// Element-by-element copy between two blocks of equal extents (the blocks
-/// are not normalised separately: they must keep matching dimensions).  The
-/// walk follows the destination's memory order, so writes are sequential
-/// whatever order the blocks were declared in.
-template <class T, class ExecSpace>
+/// are not normalised separately: they must keep matching dimensions), each
+/// arriving element applied to its target with `combine` (runtime/
+/// combine.hpp; replace by default).  The walk follows the destination's
+/// memory order, so writes are sequential whatever order the blocks were
+/// declared in.  Under a combining operation, a destination block whose
+/// elements may repeat (a zero or overlapping stride) is walked by one
+/// thread, in C order of the source, so that repeated targets combine every
+/// value deterministically.
+template <class T, class ExecSpace, class Combine = op::Replace>
 void copy_block(const ExecSpace& space, T* dst, const StridedBlock& dst_block, const T* src,
-                const StridedBlock& src_block) {
+                const StridedBlock& src_block, Combine combine = {}) {
   const std::int64_t n = src_block.count();
   if (n == 0) return;
+  // Replacing needs no order (any of the repeated values is a valid
+  // result), so only combining copies pay for the test.
+  if (!op::is_replace<Combine>() && !dst_block.injective()) {
+    const StridedBlock d = dst_block, s = src_block;
+    Kokkos::parallel_for(
+        "adlib::copy_in_order", Kokkos::RangePolicy<ExecSpace>(space, 0, 1),
+        KOKKOS_LAMBDA(std::int64_t) {
+          for (std::int64_t p = 0; p < n; ++p)
+            combine(dst[detail::element_offset(d, p)], src[detail::element_offset(s, p)]);
+        });
+    return;
+  }
   StridedBlock d = dst_block, s = src_block;
   order_together_by(d, s);
   if constexpr (detail::runs_on_host<ExecSpace>()) {
     if (s.rank == 0) {
-      dst[d.offset] = src[s.offset];
+      combine(dst[d.offset], src[s.offset]);
       return;
     }
     // The row copy is chosen once for the whole walk: contiguous rows are
@@ -51,20 +70,26 @@ void copy_block(const ExecSpace& space, T* dst, const StridedBlock& dst_block, c
     const int r = s.rank;
     const std::int64_t inner = s.extents[r - 1];
     const std::int64_t to_step = d.strides[r - 1], from_step = s.strides[r - 1];
-    if (to_step == 1 && from_step == 1) {
-      const auto bytes = static_cast<std::size_t>(inner) * sizeof(T);
+    if constexpr (op::is_replace<Combine>()) {
+      if (to_step == 1 && from_step == 1) {
+        const auto bytes = static_cast<std::size_t>(inner) * sizeof(T);
+        detail::walk_rows(space, dst, d, src, s, [=](T* to, const T* from) {
+          std::memcpy(static_cast<void*>(to), static_cast<const void*>(from), bytes);
+        });
+        return;
+      }
       detail::walk_rows(space, dst, d, src, s, [=](T* to, const T* from) {
-        std::memcpy(static_cast<void*>(to), static_cast<const void*>(from), bytes);
+        detail::copy_row(to, to_step, from, from_step, inner);
       });
     } else {
       detail::walk_rows(space, dst, d, src, s, [=](T* to, const T* from) {
-        detail::copy_row(to, to_step, from, from_step, inner);
+        for (std::int64_t i = 0; i < inner; ++i) combine(to[i * to_step], from[i * from_step]);
       });
     }
   } else {
     Kokkos::parallel_for(
         "adlib::copy", Kokkos::RangePolicy<ExecSpace>(space, 0, n), KOKKOS_LAMBDA(std::int64_t p) {
-          dst[detail::element_offset(d, p)] = src[detail::element_offset(s, p)];
+          combine(dst[detail::element_offset(d, p)], src[detail::element_offset(s, p)]);
         });
   }
 }
@@ -92,11 +117,12 @@ void pack_block(const ExecSpace& space, const T* memory, const StridedBlock& blo
 }
 
 /// The inverse of pack_block(): buffer[0, block.count()) into `block` of
-/// `memory`.
-template <class T, class ExecSpace>
-void unpack_block(const ExecSpace& space, T* memory, const StridedBlock& block, const T* buffer) {
+/// `memory`, each element applied with `combine` (replace by default).
+template <class T, class ExecSpace, class Combine = op::Replace>
+void unpack_block(const ExecSpace& space, T* memory, const StridedBlock& block, const T* buffer,
+                  Combine combine = {}) {
   const StridedBlock b = block.normalized();
-  copy_block<T>(space, memory, b, buffer, detail::dense_like(b));
+  copy_block<T>(space, memory, b, buffer, detail::dense_like(b), combine);
 }
 
 template <class T, class ExecSpace>

@@ -60,6 +60,27 @@ bool StridedBlock::contiguous() const {
   return n.rank == 0 || (n.rank == 1 && (n.strides[0] == 1 || n.extents[0] <= 1));
 }
 
+bool StridedBlock::injective() const {
+  if (count() <= 1) return true;
+  const StridedBlock b = normalized();
+  std::int64_t strides[kMaxBlockRank], extents[kMaxBlockRank];
+  for (int d = 0; d < b.rank; ++d) {
+    strides[d] = b.strides[d] < 0 ? -b.strides[d] : b.strides[d];
+    extents[d] = b.extents[d];
+  }
+  for (int i = 1; i < b.rank; ++i)  // insertion sort by stride, rank <= 8
+    for (int j = i; j > 0 && strides[j - 1] > strides[j]; --j) {
+      std::swap(strides[j - 1], strides[j]);
+      std::swap(extents[j - 1], extents[j]);
+    }
+  std::int64_t span = 0;  // largest distance reached by the smaller dimensions
+  for (int d = 0; d < b.rank; ++d) {
+    if (strides[d] <= span) return false;
+    span += strides[d] * (extents[d] - 1);
+  }
+  return true;
+}
+
 std::int64_t StridedBlock::lowest_offset() const {
   std::int64_t o = offset;
   for (int d = 0; d < rank; ++d)

@@ -47,6 +47,12 @@ struct StridedBlock {
   /// True when the elements are consecutive in memory, in increasing order.
   bool contiguous() const;
 
+  /// True when no two elements share a memory location.  A sufficient test
+  /// (dimensions sorted by stride, each stride beyond the span of the smaller
+  /// ones): a block it rejects may still be injective, and is then treated as
+  /// one whose elements may repeat, which is only slower.
+  bool injective() const;
+
   /// Smallest element offset touched (count() must be > 0).
   std::int64_t lowest_offset() const;
   /// Largest element offset touched (count() must be > 0).

@@ -211,7 +211,7 @@ TEST(WriteHalo, ColumnHalosByDatatypeOrPacked) {
   // Without the environment forcing a method, a column of 2100 doubles
   // (16.8 kB, one double per 4.1 kB) travels as a datatype.
   const bool forced = std::getenv("ADLIB_TRANSFER") != nullptr;
-  if (!forced && comm.size() > 1) {
+  if (!forced && comm.size() > 1 && !halo.schedule().staged()) {
     for (const auto& m : halo.schedule().plan().recv_messages())
       EXPECT_TRUE(halo.schedule().in_place(m, sizeof(double))) << "from rank " << m.peer;
   }

@@ -3,6 +3,7 @@
 // constructors agree on across ranks.  Not part of the documented API.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <type_traits>
 
@@ -23,11 +24,23 @@ constexpr std::uint64_t hash_mix(std::uint64_t h, std::uint64_t value) {
 }
 
 // The kinds of element type that differ on the wire even at equal size.
-enum class ElementKind : std::uint64_t { signed_integral = 1, unsigned_integral, floating, other };
+enum class ElementKind : std::uint64_t {
+  signed_integral = 1,
+  unsigned_integral,
+  floating,
+  complex_floating,
+  other
+};
+
+template <class T>
+struct is_complex : std::false_type {};
+template <class T>
+struct is_complex<std::complex<T>> : std::true_type {};
 
 template <class T>
 constexpr ElementKind element_kind() {
   if constexpr (std::is_floating_point<T>::value) return ElementKind::floating;
+  if constexpr (is_complex<T>::value) return ElementKind::complex_floating;
   if constexpr (std::is_integral<T>::value)
     return std::is_signed<T>::value ? ElementKind::signed_integral : ElementKind::unsigned_integral;
   return ElementKind::other;

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/// @file
+/// Combine operations: what an arriving element does to the element it lands
+/// on.
+///
+/// @code
+///   halo.accumulate(u, adlib::op::add);      // ghosts added into their owners
+///   scatter.execute(x, values, adlib::op::max);
+///   schedule.execute(dst, n, src, m, adlib::Direction::backward,
+///                    adlib::op::combine([](double& t, double v) { t = t + 2 * v; }));
+/// @endcode
+///
+/// `replace` (the default everywhere) overwrites; `add`, `min`, `max` and
+/// `product` combine the arriving value into the target; `op::combine(f)`
+/// wraps any callable `f(T& target, const T& value)` (it must be callable in
+/// the memory space's kernels: a KOKKOS_LAMBDA or a functor with a
+/// KOKKOS_INLINE_FUNCTION operator() for device memory).
+///
+/// Repeated targets (one element reached by several arriving values, within a
+/// message or across messages) combine every value: messages are unpacked
+/// one after another in a fixed order (by peer), and a block whose elements
+/// repeat is unpacked by one thread, so integer results are deterministic and
+/// floating-point ones are reproducible run to run.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+#include <typeinfo>
+
+namespace adlib {
+namespace op {
+
+/// The identities of the built-in operations (part of what ranks agree on).
+enum class Kind : std::uint64_t { replace = 1, add, min, max, product, user };
+
+/// target = value (the default).
+struct Replace {
+  static constexpr Kind kind = Kind::replace;  ///< which operation
+  /// Applies the operation.
+  template <class T>
+  KOKKOS_INLINE_FUNCTION void operator()(T& target, const T& value) const {
+    target = value;
+  }
+};
+/// target += value.
+struct Add {
+  static constexpr Kind kind = Kind::add;  ///< which operation
+  /// Applies the operation.
+  template <class T>
+  KOKKOS_INLINE_FUNCTION void operator()(T& target, const T& value) const {
+    target += value;
+  }
+};
+/// target = min(target, value) (operator<; NaN arriving loses).
+struct Min {
+  static constexpr Kind kind = Kind::min;  ///< which operation
+  /// Applies the operation.
+  template <class T>
+  KOKKOS_INLINE_FUNCTION void operator()(T& target, const T& value) const {
+    if (value < target) target = value;
+  }
+};
+/// target = max(target, value) (operator<; NaN arriving loses).
+struct Max {
+  static constexpr Kind kind = Kind::max;  ///< which operation
+  /// Applies the operation.
+  template <class T>
+  KOKKOS_INLINE_FUNCTION void operator()(T& target, const T& value) const {
+    if (target < value) target = value;
+  }
+};
+/// target *= value.
+struct Product {
+  static constexpr Kind kind = Kind::product;  ///< which operation
+  /// Applies the operation.
+  template <class T>
+  KOKKOS_INLINE_FUNCTION void operator()(T& target, const T& value) const {
+    target *= value;
+  }
+};
+
+/// A user's operation: `function(target, value)` updates target.
+template <class Function>
+struct Combine {
+  static constexpr Kind kind = Kind::user;  ///< which operation
+  Function function;                        ///< the user's callable
+  /// Applies the operation.
+  template <class T>
+  KOKKOS_INLINE_FUNCTION void operator()(T& target, const T& value) const {
+    function(target, value);
+  }
+};
+
+/// Wraps `function(T& target, const T& value)` as a combine operation.
+template <class Function>
+Combine<Function> combine(Function function) {
+  return Combine<Function>{function};
+}
+
+inline constexpr Replace replace{};  ///< target = value
+inline constexpr Add add{};          ///< target += value
+inline constexpr Min min{};          ///< target = min(target, value)
+inline constexpr Max max{};          ///< target = max(target, value)
+inline constexpr Product product{};  ///< target *= value
+
+/// Is `Op` the plain overwrite (copies may then use memcpy)?
+template <class Op>
+constexpr bool is_replace() {
+  return Op::kind == Kind::replace;
+}
+
+/// What ranks compare to check they combine alike: the kind, and for a
+/// user's operation its type (identical in every process of one program).
+template <class Op>
+std::uint64_t fingerprint() {
+  const auto kind = static_cast<std::uint64_t>(Op::kind);
+  if constexpr (Op::kind == Kind::user) return kind * 1000003u ^ typeid(Op).hash_code();
+  return kind;
+}
+
+}  // namespace op
+}  // namespace adlib

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/// @file
+/// MessageRoute: what one kind of execution of a BlockMessSchedule does,
+/// decided once from the plan (the copy program).
+///
+/// An execution is characterised by its direction, its element size, the
+/// number of arrays it moves at once (K) and whether arrivals combine into
+/// their targets rather than replace them.  For each such kind the route
+/// says, per message, whether MPI reads or writes the user's memory in place
+/// (one contiguous block, or a derived datatype over host memory) or goes
+/// through a pack buffer, and where in that buffer; and it groups the copies
+/// that read the source (packs and local copies) into walks that share their
+/// source rows.  Forward and backward are resolved here, once: the route's
+/// `incoming` are the messages an execution receives, whichever side of the
+/// plan declared them.
+///
+/// Plain data over a BlockMessagePlan: no MPI and no Kokkos, so it is tested
+/// serially (tests/serial_message_route.cpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include <adlib/schedules/block_message_plan.hpp>
+#include <adlib/schedules/transfer_policy.hpp>
+
+namespace adlib {
+
+/// Which way an execution moves data: forward from the send blocks of `src` to
+/// the receive blocks of `dst`, backward the other way.
+enum class Direction { forward, backward };
+
+/// The kind of execution a route is made for.
+struct RouteKind {
+  Direction direction = Direction::forward;  ///< forward or backward
+  std::size_t element_size = 0;              ///< bytes per element
+  int arrays = 1;                            ///< arrays moved at once (K)
+  bool combining = false;                    ///< arrivals combine into their targets (not replace)
+  /// Same kind?
+  bool operator==(const RouteKind& other) const {
+    return direction == other.direction && element_size == other.element_size &&
+           arrays == other.arrays && combining == other.combining;
+  }
+};
+
+/// Where the memory of the schedule's messages is, for a route.
+struct RouteMemory {
+  /// Messages are staged through host buffers (device memory without
+  /// GPU-aware MPI, or the forced staging of Configuration::force_staging):
+  /// every message is packed, none travels in place.
+  bool staged = false;
+  /// The arrays' memory is host memory (derived datatypes may walk it).
+  bool host = true;
+};
+
+/// One message as a route moves it.
+struct RoutedMessage {
+  const PeerMessage* message = nullptr;  ///< the plan's message (peer, blocks, count)
+  bool in_place = false;                 ///< MPI reads or writes the user's memory: no buffer
+  bool datatype = false;  ///< in place through a derived datatype (else one contiguous block)
+  std::int64_t buffer_offset = 0;  ///< elements into its side's buffer (not in place)
+};
+
+/// A copy that reads the source memory of an execution: a pack into the
+/// outgoing buffer (the dense block `target`, array k's part at
+/// `target.offset + k * array_stride`) or a local copy into the destination
+/// array (array k's copy into destination k).
+struct SourceCopy {
+  StridedBlock source;            ///< read from the source array
+  StridedBlock target;            ///< written in the buffer or the destination array
+  bool into_buffer = false;       ///< a pack (else a local copy)
+  std::int64_t array_stride = 0;  ///< buffer elements between arrays' parts (packs)
+};
+
+/// Copies whose sources have one shape (extents and strides), walked together
+/// so each source row is read once (runtime/pack.hpp,
+/// copy_blocks_sharing_source); `packs` says whether one of them feeds a
+/// message.
+struct SourceWalk {
+  std::vector<SourceCopy> copies;  ///< at most kMaxSharedSourceCopies
+  bool packs = false;              ///< one of the copies packs
+};
+
+/// The copy program of one kind of execution (see the file overview).
+class MessageRoute {
+ public:
+  /// Decides everything for executions of `kind` over `plan` (built).
+  MessageRoute(const BlockMessagePlan& plan, const RouteKind& kind, const TransferPolicy& policy,
+               const RouteMemory& memory);
+
+  /// The kind it was made for.
+  const RouteKind& kind() const { return kind_; }
+  /// Messages the execution receives, by increasing peer.
+  const std::vector<RoutedMessage>& incoming() const { return incoming_; }
+  /// Messages the execution sends, by increasing peer.
+  const std::vector<RoutedMessage>& outgoing() const { return outgoing_; }
+  /// Does any incoming (outgoing) message travel in place?  Then the request
+  /// set depends on the destination (source) array's address.
+  bool any_incoming_in_place() const { return any_incoming_in_place_; }
+  /// See any_incoming_in_place().
+  bool any_outgoing_in_place() const { return any_outgoing_in_place_; }
+  /// Elements of the incoming buffer (all arrays).
+  std::int64_t incoming_buffer_count() const { return incoming_buffer_count_; }
+  /// Elements of the outgoing buffer (all arrays).
+  std::int64_t outgoing_buffer_count() const { return outgoing_buffer_count_; }
+  /// Packs and local copies, grouped by shared source (see SourceWalk).  The
+  /// local copies are those of the plan when it pairs its self-blocks.
+  const std::vector<SourceWalk>& walks() const { return walks_; }
+  /// When the plan could not pair its self-blocks: the blocks read (from the
+  /// source) and written (in the destination) through the local buffer, in
+  /// this route's direction; empty otherwise.
+  const std::vector<StridedBlock>& local_reads() const { return *local_reads_; }
+  /// See local_reads().
+  const std::vector<StridedBlock>& local_writes() const { return *local_writes_; }
+  /// Elements of the local buffer (one array at a time).
+  std::int64_t local_buffer_count() const { return local_buffer_count_; }
+
+ private:
+  RouteKind kind_;
+  std::vector<RoutedMessage> incoming_, outgoing_;
+  bool any_incoming_in_place_ = false, any_outgoing_in_place_ = false;
+  std::int64_t incoming_buffer_count_ = 0, outgoing_buffer_count_ = 0;
+  std::vector<SourceWalk> walks_;
+  const std::vector<StridedBlock>* local_reads_ = nullptr;
+  const std::vector<StridedBlock>* local_writes_ = nullptr;
+  std::int64_t local_buffer_count_ = 0;
+};
+
+}  // namespace adlib
