@@ -34,4 +34,5 @@
 #include <adlib/collectives/remap.hpp>
 #include <adlib/collectives/remap_plan.hpp>
 #include <adlib/collectives/shift.hpp>
+#include <adlib/collectives/shift_plan.hpp>
 #include <adlib/collectives/write_halo.hpp>

@@ -33,12 +33,13 @@
 /// section) and be different arrays: messages and local copies run in an order
 /// that ignores overlap, so an in-place shift would read elements it already
 /// overwrote.  Like Remap, the constructor is collective, plans from range
-/// arithmetic only (a shift is a remap between sections of the one layout),
-/// and agrees on errors and arguments (the fill value included) across the
-/// ranks, so bad or rank-dependent arguments throw adlib::Error on every
-/// rank.  All the sections go into ONE BlockMessSchedule, declared in the same
-/// order on every rank, so each peer gets one message per execution whatever
-/// the number of sections.
+/// arithmetic only (plan_shift / plan_skew in shift_plan.hpp: a shift is a
+/// remap between sections of the one layout), and agrees on errors and
+/// arguments (the fill value included) across the ranks, so bad or
+/// rank-dependent arguments throw adlib::Error on every rank.  All the
+/// sections go into ONE BlockMessSchedule, declared in the same order on
+/// every rank, so each peer gets one message per execution whatever the
+/// number of sections.
 ///
 /// The template arguments are deduced from the arrays (class template
 /// argument deduction): `adlib::CShift s(b, a, 1, 0)` is a CShift<double, 1>
@@ -54,8 +55,7 @@
 #include <vector>
 
 #include <adlib/collectives/planned_schedule.hpp>
-#include <adlib/collectives/remap_plan.hpp>
-#include <adlib/ranges/detail/index_math.hpp>
+#include <adlib/collectives/shift_plan.hpp>
 #include <adlib/ranges/dist_array.hpp>
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/error.hpp>
@@ -63,39 +63,6 @@
 #include <adlib/schedules/block_mess_schedule.hpp>
 
 namespace adlib {
-
-/// What a shift does with the destination elements whose source position
-/// i + amount falls outside the extent.
-enum class ShiftMode {
-  cyclic,   ///< the source position wraps around (Fortran's CSHIFT)
-  end_off,  ///< they are set to the fill value, T{} by default (EOSHIFT)
-  keep      ///< they keep their values
-};
-
-/// "cyclic", "end_off" or "keep"; "?" for a value outside the enumeration.
-inline const char* shift_mode_name(ShiftMode mode) {
-  switch (mode) {
-    case ShiftMode::cyclic:
-      return "cyclic";
-    case ShiftMode::end_off:
-      return "end_off";
-    case ShiftMode::keep:
-      return "keep";
-  }
-  return "?";
-}
-
-/// False for a value outside the enumeration (a static_cast of a wrong
-/// number): the shifts reject it with an adlib::Error on every rank.
-inline bool is_valid_shift_mode(ShiftMode mode) {
-  switch (mode) {
-    case ShiftMode::cyclic:
-    case ShiftMode::end_off:
-    case ShiftMode::keep:
-      return true;
-  }
-  return false;
-}
 
 namespace detail {
 
@@ -125,38 +92,6 @@ std::string fill_fingerprint(const T& fill) {
     std::memcpy(&bytes[0], &fill, sizeof(T));
   }
   return bytes;
-}
-
-/// Along the shifted dimension, a shift is one or two copies between intervals
-/// of positions (cyclic: the part that stays in range and the part that wraps)
-/// and, in end_off and keep modes, the interval that nothing shifts into.
-struct ShiftMove {
-  Triplet dst, src;
-};
-struct ShiftAlongDimension {
-  std::vector<ShiftMove> moves;
-  Triplet vacated = Triplet::empty();
-};
-
-/// dst[i] = src[i + amount] for i in 0 .. extent-1 (Fortran's sign).
-inline ShiftAlongDimension shift_along_dimension(Index extent, Index amount, ShiftMode mode) {
-  ShiftAlongDimension out;
-  if (extent == 0) return out;
-  const Index last = extent - 1;
-  if (mode == ShiftMode::cyclic) {
-    const Index s = detail::index_math::floor_mod(amount, extent);
-    out.moves.push_back({Triplet{0, last - s, 1}, Triplet{s, last, 1}});
-    if (s > 0) out.moves.push_back({Triplet{extent - s, last, 1}, Triplet{0, s - 1, 1}});
-  } else if (amount >= extent || amount <= -extent) {
-    out.vacated = Triplet::all(extent);
-  } else if (amount >= 0) {
-    out.moves.push_back({Triplet{0, last - amount, 1}, Triplet{amount, last, 1}});
-    out.vacated = Triplet{extent - amount, last, 1};
-  } else {
-    out.moves.push_back({Triplet{-amount, last, 1}, Triplet{0, last + amount, 1}});
-    out.vacated = Triplet{0, -amount - 1, 1};
-  }
-  return out;
 }
 
 /// Sets every element of `blocks` of `data` to `fill`, in ExecutionSpace (a
@@ -225,19 +160,13 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
     return {};
   }
 
-  /// Empty when the planned layout, dimension and mode are valid, else the
-  /// reason.
+  /// Empty when the planned layout has rank Rank and the layout, dimension
+  /// and mode pass check_shift, else the reason (an invalid mode first).
   std::string dimension_error(int dim, ShiftMode mode) const {
-    if (!is_valid_shift_mode(mode))
-      return "shift mode " + std::to_string(static_cast<int>(mode)) +
-             " is not one of adlib::ShiftMode's";
-    if (layout_.rank() != Rank)
+    if (is_valid_shift_mode(mode) && layout_.rank() != Rank)
       return "layout of rank " + std::to_string(layout_.rank()) + " for a shift of rank " +
              std::to_string(Rank);
-    if (dim < 0 || dim >= Rank)
-      return "dimension " + std::to_string(dim) + " out of range for an array of rank " +
-             std::to_string(Rank);
-    return {};
+    return check_shift(layout_, dim, mode);
   }
 
   /// The fingerprint of every argument, for the agreement across ranks: the
@@ -250,82 +179,20 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
 
   /// Collective: agrees on `error` and the arguments' fingerprint (throws on
   /// every rank if any rank found an error or the arguments differ), then
-  /// builds the schedule from the sections `declare()` passes to move() and
-  /// vacate().  declare() must make the same calls on every rank: that order
-  /// is the element order of each message.
-  template <class Declare>
-  void build(std::string error, std::uint64_t arguments_fingerprint, Declare&& declare) {
+  /// builds the schedule from the ShiftPlan that `plan(me)` returns (a call
+  /// of plan_shift or plan_skew, only made once the arguments are agreed
+  /// valid).
+  template <class Plan>
+  void build(std::string error, std::uint64_t arguments_fingerprint, Plan&& plan) {
     const Comm& comm = layout_.group().grid().comm();
     if (!this->config_.error.empty()) error = this->config_.error;
     agree_on_errors(comm, error, arguments_fingerprint, operation_);
-    this->schedule_ =
-        std::make_unique<BlockMessSchedule<MemorySpace>>(comm, inner_configuration(this->config_));
-    declare();
-    this->schedule_->build();
-    this->schedule_->template prepare<T>();
-  }
-
-  /// dst's section `to` receives src's section `from` (positions of the
-  /// layout, equal shapes).
-  void move(const std::vector<Triplet>& to, const std::vector<Triplet>& from) {
-    if (is_empty(to)) return;
-    this->schedule_->declare(plan_remap(layout_.section(to), layout_.section(from), me_));
-  }
-
-  /// dst's section `positions` is set to the fill value by every execution: the owned
-  /// elements only (through the ranges' owned blocks), never ghost cells.
-  void vacate(const std::vector<Triplet>& positions) {
-    if (is_empty(positions) || !layout_.holds_data(me_)) return;
-    const ArrayLayout part = layout_.section(positions);
-    const std::vector<Index> strides = layout_.local_strides(me_);
-    std::vector<std::vector<Block>> per_dim(Rank);
-    for (int d = 0; d < Rank; ++d) {
-      part.range(d).owned_blocks(part.coordinate(me_, d), part.section_triplet(d), per_dim[d]);
-      if (per_dim[d].empty()) return;
-    }
-    std::vector<size_t> at(Rank, 0);
-    while (true) {
-      StridedBlock block;
-      block.rank = Rank;
-      for (int d = 0; d < Rank; ++d) {
-        const Block& b = per_dim[d][at[d]];
-        block.offset += b.local_base * strides[d];
-        block.extents[d] = b.count;
-        block.strides[d] = b.local_step * strides[d];
-      }
-      vacated_.push_back(block.normalized());
-      int d = Rank - 1;
-      for (; d >= 0; --d) {
-        if (++at[d] < per_dim[d].size()) break;
-        at[d] = 0;
-      }
-      if (d < 0) return;
-    }
-  }
-
-  /// Declares a shift by `amount` along `dim` of the elements whose other
-  /// dimensions lie in `others` (whose entry `dim` is ignored).
-  void declare_shift(std::vector<Triplet> others, int dim, Index amount, ShiftMode mode) {
-    const ShiftAlongDimension along = shift_along_dimension(layout_.extent(dim), amount, mode);
-    std::vector<Triplet> from = others;
-    for (const ShiftMove& m : along.moves) {
-      others[dim] = m.dst;
-      from[dim] = m.src;
-      move(others, from);
-    }
-    if (mode == ShiftMode::end_off) {
-      others[dim] = along.vacated;
-      vacate(others);
-    }
+    ShiftPlan planned = plan(me_);
+    vacated_ = std::move(planned.vacated);
+    this->schedule_ = build_schedule<T, MemorySpace>(comm, planned.exchange, this->config_);
   }
 
  private:
-  static bool is_empty(const std::vector<Triplet>& section) {
-    for (const Triplet& t : section)
-      if (t.count() == 0) return true;
-    return false;
-  }
-
   std::string array_error(const array_type& dst, const array_type& src) const {
     // Local checks: arrays of another layout on every rank give the same
     // verdict everywhere without communication; on some ranks only, checked
@@ -390,11 +257,8 @@ class Shift : public detail::ShiftSchedule<T, Rank, MemorySpace> {
     std::string arguments = "amount " + std::to_string(amount) + " dim " + std::to_string(dim) +
                             " mode " + shift_mode_name(mode);
     if (mode == ShiftMode::end_off) arguments += " fill " + detail::fill_fingerprint(fill);
-    this->build(error, this->fingerprint(dst_layout, arguments), [&] {
-      std::vector<Triplet> everything;
-      for (int d = 0; d < Rank; ++d) everything.push_back(Triplet::all(layout.extent(d)));
-      this->declare_shift(everything, dim, amount, mode);
-    });
+    this->build(error, this->fingerprint(dst_layout, arguments),
+                [&](int me) { return plan_shift(layout, amount, dim, mode, me); });
   }
 
   Index amount_;
@@ -472,59 +336,13 @@ class Skew : public detail::ShiftSchedule<T, Rank, MemorySpace> {
        const T& fill, std::string error, std::uint64_t dst_layout, const Configuration& config)
       : Base(layout, "Skew", fill, config) {
     if (error.empty()) error = this->dimension_error(dim, mode);
-    std::vector<int> others;  // the dimensions other than dim, in order
-    Index positions = 1;
-    if (error.empty()) {
-      for (int d = 0; d < Rank; ++d)
-        if (d != dim) {
-          others.push_back(d);
-          positions *= layout.extent(d);
-        }
-      if (static_cast<Index>(amounts.size()) != positions)
-        error = "amounts table has " + std::to_string(amounts.size()) + " entries, expected " +
-                std::to_string(positions) + " (the product of the extents of the dimensions " +
-                "other than " + std::to_string(dim) + ")";
-    }
+    if (error.empty()) error = check_skew(layout, amounts.size(), dim, mode);
     std::string arguments = "dim " + std::to_string(dim) + " mode " + shift_mode_name(mode);
     if (mode == ShiftMode::end_off) arguments += " fill " + detail::fill_fingerprint(fill);
     for (Index amount : amounts)
       arguments.append(reinterpret_cast<const char*>(&amount), sizeof amount);
     this->build(error, this->fingerprint(dst_layout, arguments),
-                [&] { declare_runs(layout, amounts, others, positions, dim, mode); });
-  }
-
-  /// One declare_shift per run of equal amounts along the innermost other
-  /// dimension (or one for the whole array when every amount is equal), in
-  /// C order of the other positions: the same on every rank.
-  void declare_runs(const ArrayLayout& layout, const std::vector<Index>& amounts,
-                    const std::vector<int>& others, Index positions, int dim, ShiftMode mode) {
-    std::vector<Triplet> section;
-    for (int d = 0; d < Rank; ++d) section.push_back(Triplet::all(layout.extent(d)));
-    if (positions == 0) return;
-    bool constant = true;
-    for (Index amount : amounts) constant = constant && amount == amounts.front();
-    if (constant || others.empty()) {
-      this->declare_shift(section, dim, amounts.front(), mode);
-      return;
-    }
-    const int inner = others.back();
-    const Index run_extent = layout.extent(inner);
-    for (Index k = 0; k < positions; k += run_extent) {
-      // The outer other dimensions' positions of entry k, fixed for this row.
-      Index rest = k / run_extent;
-      for (size_t o = others.size() - 1; o-- > 0;) {
-        const Index p = rest % layout.extent(others[o]);
-        rest /= layout.extent(others[o]);
-        section[others[o]] = Triplet{p, p, 1};
-      }
-      for (Index first = 0; first < run_extent;) {
-        Index last = first;
-        while (last + 1 < run_extent && amounts[k + last + 1] == amounts[k + first]) ++last;
-        section[inner] = Triplet{first, last, 1};
-        this->declare_shift(section, dim, amounts[k + first], mode);
-        first = last + 1;
-      }
-    }
+                [&](int me) { return plan_skew(layout, amounts, dim, mode, me); });
   }
 };
 

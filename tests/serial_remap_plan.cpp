@@ -27,6 +27,7 @@
 #include <adlib/runtime/error.hpp>
 #include <adlib/schedules/block_message_plan.hpp>
 #include "sanitizer_scale.hpp"
+#include "simulated_ranks.hpp"
 #include "test_layouts.hpp"
 
 namespace {
@@ -34,7 +35,10 @@ namespace {
 using adlib::Index;
 using adlib::StridedBlock;
 using adlib_test::Kind;
+using adlib_test::random_grid;
+using adlib_test::random_shape;
 using adlib_test::Rng;
+using adlib_test::SectionDecoder;
 using adlib_test::SideSpec;
 
 using PairKey = std::pair<int, int>;  // (sender, receiver)
@@ -67,44 +71,6 @@ struct Verdict {
   bool ok() const { return problems.empty(); }
 };
 
-// Decodes local memory of one side on one rank to linear section positions.
-class Decoder {
- public:
-  Decoder(const SideSpec& spec, int rank) : spec_(spec) {
-    extents_ = spec.local_extents(rank);
-    shape_ = spec.shape();
-    total_ = spec.holds(rank) ? 1 : 0;
-    for (Index e : extents_) total_ *= e;
-    // Per dimension: local position -> section position (or -1).
-    for (int d = 0; d < spec.rank(); ++d) {
-      std::vector<Index> map(static_cast<size_t>(extents_[d]));
-      for (Index l = 0; l < extents_[d]; ++l) map[l] = spec.section_position(rank, d, l);
-      positions_.push_back(std::move(map));
-    }
-  }
-  // Linear section position of the element at `offset`, or -1 when that is
-  // no element of this rank's share of the section.
-  Index operator()(std::int64_t offset) const {
-    if (offset < 0 || offset >= total_) return -1;
-    Index linear = 0, scale = 1;
-    for (int d = spec_.rank(); d-- > 0;) {
-      const Index k = positions_[d][offset % extents_[d]];
-      if (k < 0) return -1;
-      offset /= extents_[d];
-      linear += k * scale;
-      scale *= shape_[d];
-    }
-    return linear;
-  }
-  Index size() const { return total_; }
-
- private:
-  const SideSpec& spec_;
-  std::vector<Index> extents_, shape_;
-  std::vector<std::vector<Index>> positions_;
-  Index total_ = 0;
-};
-
 struct SimulationStats {
   std::size_t blocks = 0, elements = 0;
 };
@@ -124,9 +90,9 @@ Verdict simulate(const SideSpec& dst, const SideSpec& src, int P,
   Sequences sent, received, wire_sent, wire_received;
   for (int r = 0; r < P; ++r) {
     const adlib::ExchangePlan plan = adlib::plan_remap(dst_layout, src_layout, r);
-    const Decoder from(src, r), to(dst, r);
+    const SectionDecoder from(src, r), to(dst, r);
     adlib::BlockMessagePlan wire(r, P);
-    auto decode = [&](const Decoder& decoder, const StridedBlock& b, std::vector<Index>& out,
+    auto decode = [&](const SectionDecoder& decoder, const StridedBlock& b, std::vector<Index>& out,
                       const char* what, int peer) {
       for_each_offset(b, [&](std::int64_t o) {
         const Index k = decoder(o);
@@ -224,7 +190,7 @@ Verdict simulate(const SideSpec& dst, const SideSpec& src, int P,
   }
   for (int q = 0; q < P; ++q) {
     std::vector<Index> want;
-    const Decoder held(dst, q);
+    const SectionDecoder held(dst, q);
     for (Index o = 0; o < held.size(); ++o)
       if (const Index k = held(o); k >= 0) want.push_back(k);
     std::vector<Index>& g = got[q];
@@ -246,31 +212,6 @@ Verdict simulate(const SideSpec& dst, const SideSpec& src, int P,
 
 std::string describe(const SideSpec& dst, const SideSpec& src, int P) {
   return "P=" + std::to_string(P) + "\n  dst " + dst.describe() + "\n  src " + src.describe();
-}
-
-// A random grid of at most P processes and at most `axes` axes (often all
-// P, sometimes fewer so that some ranks hold nothing).
-std::vector<int> random_grid(Rng& rng, int P, int axes) {
-  int size = rng.chance(65) ? P : static_cast<int>(rng.uniform(1, P));
-  const int n = static_cast<int>(rng.uniform(1, axes));
-  std::vector<int> shape(n, 1);
-  for (int a = 0; a + 1 < n; ++a) {
-    std::vector<int> divisors;
-    for (int k = 1; k <= size; ++k)
-      if (size % k == 0) divisors.push_back(k);
-    shape[a] = rng.pick(divisors);
-    size /= shape[a];
-  }
-  shape[n - 1] = size;
-  // Shuffle the axes so the big one is not always last.
-  for (int a = n - 1; a > 0; --a) std::swap(shape[a], shape[rng.uniform(0, a)]);
-  return shape;
-}
-
-std::vector<Index> random_shape(Rng& rng, int rank, Index max_extent) {
-  std::vector<Index> shape;
-  for (int d = 0; d < rank; ++d) shape.push_back(rng.chance(4) ? 0 : rng.uniform(1, max_extent));
-  return shape;
 }
 
 TEST(SerialRemapPlan, HandWorkedBlockToCyclic) {
