@@ -200,7 +200,9 @@ void add_case(const std::string& name, std::function<void()> body);
 void register_limit_cases();
 void register_remap_cases();
 void register_halo_cases();
+void register_halo_accumulate_cases();
 void register_shift_cases();
+void register_irregular_cases();
 void register_plan_cases();
 void register_transfer_cases();
 

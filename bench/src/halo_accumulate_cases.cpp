@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Halo accumulate cases (bench/README.md, H2DA-N): on the layout of H2D-N,
+// every owner adds into each owned cell the ghost values that the other
+// ranks hold for it: the H2D exchange run backwards, with add
+// (finite-element assembly; PETSc's DMLocalToGlobal with ADD_VALUES,
+// Tpetra's Export with ADD).  Raw-MPI baselines:
+//
+//   mpi-pack  H2D's neighbour plan with the roles swapped: pack every ghost
+//             box, MPI_Irecv all / MPI_Isend all / MPI_Waitall, add each
+//             received box into the owned cells it belongs to
+//   floor     MPI_Sendrecv of a contiguous buffer with rank r^1, as H2D
+//
+// Line order per case: (adlib lines, see the marked place in
+// halo_accumulate_case), mpi-pack:setup, mpi-pack, floor.
+//
+// The case's array (make_accumulate_array, reset_owned) and its serial
+// reference (check_accumulated) do not depend on any implementation, so a
+// library line needs only its own setup and operation.
+#include <mpi.h>
+
+#include <array>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+#include "halo_geometry.hpp"
+
+namespace bench {
+
+namespace {
+
+// What every in-domain ghost cell holds, set once and never changed.
+constexpr double kGhostValue = 1.0;
+
+bool inside_domain(const Geometry& g, Index l0, Index l1, Index l2) {
+  const Index l[3] = {l0, l1, l2};
+  for (int d = 0; d < 3; ++d) {
+    const Index x = g.global(d, l[d]);
+    if (x < 0 || x >= (g.halo[d] ? g.n : 1)) return false;
+  }
+  return true;
+}
+
+bool owned(const Geometry& g, Index l0, Index l1, Index l2) {
+  return g.owned(0, l0) && g.owned(1, l1) && g.owned(2, l2);
+}
+
+// Owned cells hold double(g); before every verified phase they start again
+// from there (the ghosts are not touched).
+void reset_owned(const Geometry& g, double* a) {
+  for (Index i = g.halo[0]; i < g.halo[0] + g.count[0]; ++i)
+    for (Index j = g.halo[1]; j < g.halo[1] + g.count[1]; ++j) {
+      double* row = a + g.offset(i, j, 0);
+      const Index first = g.global_linear(i, j, g.halo[2]);
+      for (Index k = 0; k < g.count[2]; ++k) row[g.halo[2] + k] = static_cast<double>(first + k);
+    }
+}
+
+// The case's local array: owned cells double(g), ghost cells inside the
+// domain 1.0, ghost cells outside it the poison (they take no part).
+std::vector<double> make_accumulate_array(const Geometry& g) {
+  std::vector<double> a(g.cells, kPoison);
+  for (Index i = 0; i < g.ext[0]; ++i)
+    for (Index j = 0; j < g.ext[1]; ++j)
+      for (Index k = 0; k < g.ext[2]; ++k)
+        if (!owned(g, i, j, k) && inside_domain(g, i, j, k))
+          a[static_cast<std::size_t>(g.offset(i, j, k))] = kGhostValue;
+  reset_owned(g, a.data());
+  return a;
+}
+
+// The serial reference, from global coordinates alone (not from the
+// neighbour plan): h(g) = how many other ranks hold owned cell g as a ghost,
+// i.e. how many other ranks' blocks, widened by their ghost layer, contain
+// g.  After n operations an owned cell holds g + n * h(g) * 1.0; every ghost
+// must still hold what make_accumulate_array put there.
+void check_accumulated(const std::string& name, const std::string& impl, const std::string& phase,
+                       const Geometry& g, const double* a, long long operations) {
+  // held[q][d][l]: whether local index l along d lies in rank q's widened
+  // block along d (q = this rank: never counted).
+  std::vector<std::array<std::vector<char>, 3>> held;
+  const int dims = g.halo[0] == 0 ? 2 : 3;  // a 2-D case pads dimension 0
+  for (int q = 0; q < size(); ++q) {
+    if (q == rank()) continue;
+    const Geometry other(dims, g.n, g.grid, q);
+    std::array<std::vector<char>, 3> per_dim;
+    for (int d = 0; d < 3; ++d) {
+      per_dim[d].resize(static_cast<std::size_t>(g.ext[d]));
+      for (Index l = 0; l < g.ext[d]; ++l) {
+        const Index x = g.global(d, l);
+        per_dim[d][static_cast<std::size_t>(l)] =
+            x >= other.lo[d] - other.halo[d] && x < other.lo[d] + other.count[d] + other.halo[d];
+      }
+    }
+    held.push_back(per_dim);
+  }
+  for (Index i = 0; i < g.ext[0]; ++i)
+    for (Index j = 0; j < g.ext[1]; ++j)
+      for (Index k = 0; k < g.ext[2]; ++k) {
+        double expected;
+        if (owned(g, i, j, k)) {
+          int holders = 0;
+          for (const auto& h : held)
+            holders += h[0][static_cast<std::size_t>(i)] && h[1][static_cast<std::size_t>(j)] &&
+                       h[2][static_cast<std::size_t>(k)];
+          expected = static_cast<double>(g.global_linear(i, j, k)) +
+                     static_cast<double>(operations) * holders * kGhostValue;
+        } else {
+          expected = inside_domain(g, i, j, k) ? kGhostValue : kPoison;
+        }
+        const auto at = static_cast<std::size_t>(g.offset(i, j, k));
+        if (a[at] != expected) verification_failed(name, impl, phase, at, a[at], expected);
+      }
+}
+
+// Adds a contiguous buffer into a box of the array, row by row.
+void add_box(const Geometry& g, const Box& b, double* array, const double* buffer) {
+  for (Index i = 0; i < b.extent[0]; ++i)
+    for (Index j = 0; j < b.extent[1]; ++j, buffer += b.extent[2]) {
+      double* row = array + b.offset + i * g.stride[0] + j * g.stride[1];
+      for (Index k = 0; k < b.extent[2]; ++k) row[k] += buffer[k];
+    }
+}
+
+// mpi-pack, backwards: H2D's plan with the roles of the boxes and tags
+// swapped (a neighbour's ghost box is my send box towards it).  One send
+// buffer per ghost box and one receive buffer per owned box a neighbour
+// holds as ghosts, allocated and touched in the setup.
+struct PackAccumulate {
+  const Geometry* g = nullptr;
+  std::vector<Neighbour> plan;
+  std::vector<std::vector<double>> send_buffers, recv_buffers;
+  std::vector<MPI_Request> requests;
+
+  explicit PackAccumulate(const Geometry& geometry)
+      : g(&geometry), plan(neighbour_plan(geometry, Stencil::kBox)) {
+    for (const Neighbour& nb : plan) {
+      send_buffers.emplace_back(nb.recv.cells(), 0.0);
+      recv_buffers.emplace_back(nb.send.cells(), 0.0);
+    }
+    requests.resize(2 * plan.size());
+  }
+
+  void execute(double* array) {
+    for (std::size_t q = 0; q < plan.size(); ++q)
+      copy_box<true>(*g, plan[q].recv, array, send_buffers[q].data());
+    exchange(
+        requests, plan.size(),
+        [&](std::size_t q, MPI_Request* request) {
+          MPI_Irecv(recv_buffers[q].data(), static_cast<int>(recv_buffers[q].size()), MPI_DOUBLE,
+                    plan[q].rank, plan[q].send_tag, comm(), request);
+        },
+        [&](std::size_t q, MPI_Request* request) {
+          MPI_Isend(send_buffers[q].data(), static_cast<int>(send_buffers[q].size()), MPI_DOUBLE,
+                    plan[q].rank, plan[q].recv_tag, comm(), request);
+        });
+    for (std::size_t q = 0; q < plan.size(); ++q)
+      add_box(*g, plan[q].send, array, recv_buffers[q].data());
+  }
+};
+
+void halo_accumulate_case(const std::string& name, Index n) {
+  const int p = size();
+  // The layout of H2D-N: dimension 0 split on a P x 1 grid (the leading
+  // padding dimension of the 3-D geometry is not distributed).
+  const Geometry g(2, n, {1, p, 1}, rank());
+  const std::vector<Neighbour> plan = neighbour_plan(g, Stencil::kBox);
+  // Cells each rank receives and adds into its owned cells (MAX over ranks
+  // in report()); all of them cross ranks.
+  const std::size_t added_cells = total_cells(plan, &Neighbour::send);
+  const double bytes = static_cast<double>(added_cells) * 8;
+
+  // adlib lines go here (adlib:setup, then adlib): a DistArray with the
+  // local block of H2D's adlib_lines (halo_cases.cpp), filled with
+  // make_accumulate_array(g), the reverse of the halo schedule with add
+  // built once, then verified_time_op as below: prepare is reset_owned and
+  // an operation count of 0, the operation counts itself, the check is
+  // check_accumulated(name, "adlib", phase, g, data, count).
+
+  {  // mpi-pack
+    std::vector<double> a = make_accumulate_array(g);
+    std::unique_ptr<PackAccumulate> x;
+    const Measurement setup = time_setup([&] { x = std::make_unique<PackAccumulate>(g); });
+    report({name, "mpi-pack:setup", "setup", setup, 0, 0,
+            "neighbour plan, pack buffers (allocated and touched)", false});
+    long long operations = 0;
+    const Measurement m = verified_time_op(
+        [&] {
+          reset_owned(g, a.data());
+          operations = 0;
+        },
+        [&] {
+          x->execute(a.data());
+          ++operations;
+        },
+        [&](const char* phase) {
+          check_accumulated(name, "mpi-pack", phase, g, a.data(), operations);
+        });
+    report({name, "mpi-pack", "op", m, bytes, bytes,
+            "pack per ghost box (memcpy per row), MPI_Irecv/MPI_Isend/MPI_Waitall, add into the "
+            "owned cells; " +
+                std::to_string(x->plan.size()) + " neighbours on rank 0"});
+  }
+
+  // floor needs a partner r^1 for every rank.
+  if (p % 2 == 0) {
+    run_floor(name, static_cast<std::size_t>(max_over_ranks(static_cast<double>(added_cells))),
+              bytes, false);
+  } else if (rank() == 0) {
+    std::fprintf(stderr, "adlib_bench: %s floor needs an even number of ranks, skipped\n",
+                 name.c_str());
+  }
+}
+
+}  // namespace
+
+void register_halo_accumulate_cases() {
+  for (const Index n : {2048, 8192}) {
+    const std::string name = "H2DA-" + std::to_string(n);
+    add_case(name, [name, n] { halo_accumulate_case(name, n); });
+  }
+}
+
+}  // namespace bench

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Irregular cases (bench/README.md, GA1-M and SC1-M): every rank names M
+// pseudo-random elements of a block-distributed array of N = 2^22 and either
+// gathers them (GA1: out[k] = A[idx[k]]) or adds a contribution into each
+// (SC1: x[idx[k]] += val[k], the reverse of GA1).  Raw-MPI baselines:
+//
+//   mpi-alltoallv  the requests grouped by owner once (setup: counts by
+//                  MPI_Alltoall, owner-local indices by MPI_Alltoallv); per
+//                  operation one MPI_Alltoallv of the values, own part included
+//   floor          that MPI_Alltoallv alone, on contiguous buffers that
+//                  already hold the messages
+//
+// Line order per case: (adlib lines, see the marked places in ga1_case and
+// sc1_case), mpi-alltoallv:setup, mpi-alltoallv, floor.  Each implementation
+// has its own arrays, freed before the next one allocates.
+//
+// The case's data (IrregularCase), its index stream (index_stream) and its
+// serial references (gather_expected, ScatterAddReference) do not depend on
+// any implementation, so a library line needs only its own setup and
+// operation.
+#include <mpi.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+
+namespace bench {
+
+namespace {
+
+using Index = std::int64_t;
+
+// ---- the case: distribution, index stream, values ------------------------------------------
+
+// The scenario's generator (SCENARIOS.md, GA1-M): splitmix64.
+std::uint64_t splitmix64_next(std::uint64_t* s) {
+  std::uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+// Rank q's M global indices: splitmix64 seeded with 0x5EED + q, mod N,
+// duplicates kept.  Every rank can compute every rank's stream, which is
+// what makes the serial references independent of any communication.
+std::vector<Index> index_stream(int q, Index m, Index n) {
+  std::uint64_t state = 0x5EEDULL + static_cast<std::uint64_t>(q);
+  std::vector<Index> idx(static_cast<std::size_t>(m));
+  for (Index& g : idx)
+    g = static_cast<Index>(splitmix64_next(&state) % static_cast<std::uint64_t>(n));
+  return idx;
+}
+
+// One rank's view of an irregular case: the block distribution of N over P
+// ranks, and its own index stream.
+struct IrregularCase {
+  std::string name;
+  Index n = 0, m = 0;
+  int p = 1, r = 0;
+  std::vector<Index> idx;  // this rank's M global indices
+
+  IrregularCase(const std::string& case_name, Index n_global, Index m_per_rank)
+      : name(case_name), n(n_global), m(m_per_rank), p(size()), r(rank()) {
+    idx = index_stream(r, m, n);
+  }
+  // Block distribution: rank q owns [q*N/P, (q+1)*N/P).
+  Index lo(int q) const { return q * n / p; }
+  Index block_count(int q) const { return lo(q + 1) - lo(q); }
+  // The largest q with lo(q) <= g.
+  int owner(Index g) const { return static_cast<int>(((g + 1) * p - 1) / n); }
+  std::size_t local_count() const { return static_cast<std::size_t>(block_count(r)); }
+  // The block with the scenario's values, x[g] = double(g).
+  std::vector<double> block_values() const {
+    std::vector<double> block(local_count());
+    for (std::size_t l = 0; l < block.size(); ++l) block[l] = static_cast<double>(lo(r) + Index(l));
+    return block;
+  }
+  // bytes per rank: M values (gathered, or contributions sent).
+  double bytes() const { return static_cast<double>(m) * sizeof(double); }
+  // The values that cross ranks: those of this rank's M indices that another
+  // rank owns (GA1: received, SC1: sent).
+  double offrank_bytes() const {
+    Index off = 0;
+    for (const Index g : idx) off += owner(g) != r;
+    return static_cast<double>(off) * sizeof(double);
+  }
+  // SC1's contribution k of rank q: double((q*M + k) mod 1024).
+  double contribution(int q, Index k) const { return static_cast<double>((q * m + k) % 1024); }
+};
+
+// GA1's serial reference: out[k] holds A[idx[k]] = double(idx[k]).
+void verify_gather(const IrregularCase& c, const std::string& impl, const std::string& phase,
+                   const double* out) {
+  verify(c.name, impl, phase, out, c.idx.size(),
+         [&](std::size_t k) { return static_cast<double>(c.idx[k]); });
+}
+
+// SC1's serial reference: c[g], the sum of every rank's contributions aimed
+// at each g of this rank's block, from every rank's index stream.  After n
+// operations x[g] = g + n * c[g], exactly: every value is an integer below
+// 2^53.
+struct ScatterAddReference {
+  std::vector<double> sum;  // c[g] at local position g - lo(r)
+
+  explicit ScatterAddReference(const IrregularCase& c) : sum(c.local_count(), 0.0) {
+    const Index lo = c.lo(c.r), hi = c.lo(c.r + 1);
+    for (int q = 0; q < c.p; ++q) {
+      const std::vector<Index> stream = q == c.r ? c.idx : index_stream(q, c.m, c.n);
+      for (Index k = 0; k < c.m; ++k) {
+        const Index g = stream[static_cast<std::size_t>(k)];
+        if (g >= lo && g < hi) sum[static_cast<std::size_t>(g - lo)] += c.contribution(q, k);
+      }
+    }
+  }
+
+  // x must hold g + operations * c[g] at every local position.
+  void verify(const IrregularCase& c, const std::string& impl, const std::string& phase,
+              const double* x, long long operations) const {
+    const Index lo = c.lo(c.r);
+    bench::verify(c.name, impl, phase, x, sum.size(), [&](std::size_t l) {
+      return static_cast<double>(lo + Index(l)) + static_cast<double>(operations) * sum[l];
+    });
+  }
+};
+
+// ---- the raw-MPI baseline ------------------------------------------------------------------
+
+// mpi-alltoallv's plan.  Requester side: this rank's M requests grouped by
+// owner (stable, so ascending k within an owner).  Owner side: the
+// owner-local index of every request other ranks (and this one) sent it,
+// grouped by requester.  GA1 runs it forwards (owners send values to the
+// requesters), SC1 backwards (requesters send contributions to the owners).
+struct OwnerExchangePlan {
+  std::vector<int> request_counts, request_displs;  // per owner
+  std::vector<std::int32_t> request_positions;      // k of each request, grouped by owner
+  std::vector<int> serve_counts, serve_displs;      // per requester
+  std::vector<std::int32_t> serve_index;            // owner-local index of each served request
+  std::vector<double> request_buffer, serve_buffer;
+
+  // Collective: groups the requests, sends counts and owner-local indices to
+  // the owners once, allocates and touches both value buffers.
+  explicit OwnerExchangePlan(const IrregularCase& c) {
+    request_counts.assign(c.p, 0);
+    for (const Index g : c.idx) ++request_counts[c.owner(g)];
+    request_displs = displacements(request_counts);
+    // Counting sort by owner: stable, one pass.
+    std::vector<int> next = request_displs;
+    request_positions.resize(c.idx.size());
+    std::vector<std::int32_t> local_index(c.idx.size());
+    for (std::size_t k = 0; k < c.idx.size(); ++k) {
+      const int q = c.owner(c.idx[k]);
+      const int at = next[q]++;
+      request_positions[at] = static_cast<std::int32_t>(k);
+      local_index[at] = static_cast<std::int32_t>(c.idx[k] - c.lo(q));
+    }
+    serve_counts.assign(c.p, 0);
+    MPI_Alltoall(request_counts.data(), 1, MPI_INT, serve_counts.data(), 1, MPI_INT, comm());
+    serve_displs = displacements(serve_counts);
+    serve_index.resize(static_cast<std::size_t>(serve_displs.back() + serve_counts.back()));
+    MPI_Alltoallv(local_index.data(), request_counts.data(), request_displs.data(), MPI_INT32_T,
+                  serve_index.data(), serve_counts.data(), serve_displs.data(), MPI_INT32_T,
+                  comm());
+    request_buffer.assign(request_positions.size(), 0.0);
+    serve_buffer.assign(serve_index.size(), 0.0);
+  }
+
+  static std::vector<int> displacements(const std::vector<int>& counts) {
+    std::vector<int> d(counts.size(), 0);
+    for (std::size_t q = 1; q < counts.size(); ++q) d[q] = d[q - 1] + counts[q - 1];
+    return d;
+  }
+
+  // The values alone, already in the buffers: owners -> requesters (GA1's floor).
+  void alltoallv_to_requesters() {
+    MPI_Alltoallv(serve_buffer.data(), serve_counts.data(), serve_displs.data(), MPI_DOUBLE,
+                  request_buffer.data(), request_counts.data(), request_displs.data(), MPI_DOUBLE,
+                  comm());
+  }
+  // Requesters -> owners (SC1's floor).
+  void alltoallv_to_owners() {
+    MPI_Alltoallv(request_buffer.data(), request_counts.data(), request_displs.data(), MPI_DOUBLE,
+                  serve_buffer.data(), serve_counts.data(), serve_displs.data(), MPI_DOUBLE,
+                  comm());
+  }
+
+  // GA1: owners pack the requested values of their block, MPI_Alltoallv,
+  // requesters scatter them into out by the stored positions.
+  void gather(const double* __restrict__ block, double* __restrict__ out) {
+    const std::size_t n_serve = serve_index.size(), n_request = request_positions.size();
+    const std::int32_t* __restrict__ si = serve_index.data();
+    const std::int32_t* __restrict__ rp = request_positions.data();
+    double* __restrict__ sb = serve_buffer.data();
+    const double* __restrict__ rb = request_buffer.data();
+    for (std::size_t k = 0; k < n_serve; ++k) sb[k] = block[si[k]];
+    alltoallv_to_requesters();
+    for (std::size_t k = 0; k < n_request; ++k) out[rp[k]] = rb[k];
+  }
+
+  // SC1: requesters pack their contributions by owner, MPI_Alltoallv,
+  // owners add each received value into their block at its stored local
+  // index (a sequential loop: duplicates add up in order).
+  void scatter_add(const double* __restrict__ values, double* __restrict__ block) {
+    const std::size_t n_serve = serve_index.size(), n_request = request_positions.size();
+    const std::int32_t* __restrict__ si = serve_index.data();
+    const std::int32_t* __restrict__ rp = request_positions.data();
+    double* __restrict__ rb = request_buffer.data();
+    const double* __restrict__ sb = serve_buffer.data();
+    for (std::size_t k = 0; k < n_request; ++k) rb[k] = values[rp[k]];
+    alltoallv_to_owners();
+    for (std::size_t k = 0; k < n_serve; ++k) block[si[k]] += sb[k];
+  }
+};
+
+constexpr const char* kSetupNote =
+    "requests grouped by owner (stable), counts by MPI_Alltoall, int32 owner-local indices by "
+    "MPI_Alltoallv, buffers (allocated and touched)";
+
+// The messages each rank receives, in message order (grouped by source,
+// ascending k within a source), computed from the index streams alone:
+// the floors' serial references.  GA1: the values my requests get back from
+// each owner; SC1: the contributions every rank aims at my block.
+std::vector<double> gather_messages(const IrregularCase& c) {
+  std::vector<double> expected;
+  expected.reserve(c.idx.size());
+  for (int q = 0; q < c.p; ++q)
+    for (const Index g : c.idx)
+      if (c.owner(g) == q) expected.push_back(static_cast<double>(g));
+  return expected;
+}
+
+std::vector<double> scatter_messages(const IrregularCase& c) {
+  std::vector<double> expected;
+  for (int q = 0; q < c.p; ++q) {
+    const std::vector<Index> stream = q == c.r ? c.idx : index_stream(q, c.m, c.n);
+    for (Index k = 0; k < c.m; ++k)
+      if (c.owner(stream[static_cast<std::size_t>(k)]) == c.r)
+        expected.push_back(c.contribution(q, k));
+  }
+  return expected;
+}
+
+// ---- GA1-M: irregular gather ---------------------------------------------------------------
+
+void ga1_case(Index m) {
+  const IrregularCase c("GA1-" + std::to_string(m), Index(1) << 22, m);
+  const double bytes = c.bytes(), offrank = c.offrank_bytes();
+
+  // adlib lines go here (adlib:setup, then adlib): a block-distributed
+  // DistArray filled with c.block_values(), the Gather schedule built once
+  // from c.idx, then verified_time_op with poison(out) / execute /
+  // verify_gather(c, "adlib", phase, out).
+
+  {  // mpi-alltoallv
+    const std::vector<double> block = c.block_values();
+    std::vector<double> out(c.idx.size());
+    std::unique_ptr<OwnerExchangePlan> plan;
+    const Measurement setup = time_setup([&] { plan = std::make_unique<OwnerExchangePlan>(c); });
+    report({c.name, "mpi-alltoallv:setup", "setup", setup, 0, 0, kSetupNote, false});
+    const Measurement op = verified_time_op(
+        [&] { poison(out); }, [&] { plan->gather(block.data(), out.data()); },
+        [&](const char* phase) { verify_gather(c, "mpi-alltoallv", phase, out.data()); });
+    report({c.name, "mpi-alltoallv", "op", op, bytes, offrank,
+            "owners pack by index list, MPI_Alltoallv (own part included), requesters unpack "
+            "by position"});
+  }
+
+  {  // floor: the same counts, the owners' buffers already hold the messages
+    OwnerExchangePlan floor(c);
+    const std::vector<double> block = c.block_values();
+    for (std::size_t k = 0; k < floor.serve_index.size(); ++k)
+      floor.serve_buffer[k] = block[static_cast<std::size_t>(floor.serve_index[k])];
+    const std::vector<double> expected = gather_messages(c);
+    const Measurement op = verified_time_op(
+        [&] { poison(floor.request_buffer); }, [&] { floor.alltoallv_to_requesters(); },
+        [&](const char* phase) {
+          verify(c.name, "floor", phase, floor.request_buffer.data(), expected.size(),
+                 [&](std::size_t k) { return expected[k]; });
+        });
+    report({c.name, "floor", "op", op, bytes, offrank,
+            "MPI_Alltoallv with the same counts, contiguous buffers, no pack or unpack"});
+  }
+}
+
+// ---- SC1-M: irregular scatter-add ---------------------------------------------------------
+
+void sc1_case(Index m) {
+  const IrregularCase c("SC1-" + std::to_string(m), Index(1) << 22, m);
+  const double bytes = c.bytes(), offrank = c.offrank_bytes();
+  const ScatterAddReference reference(c);
+  std::vector<double> values(c.idx.size());
+  for (std::size_t k = 0; k < values.size(); ++k) values[k] = c.contribution(c.r, Index(k));
+
+  // adlib lines go here (adlib:setup, then adlib): a block-distributed
+  // DistArray x, the Scatter schedule with the add combine built once from
+  // c.idx, then verified_time_op as below: prepare resets x to
+  // c.block_values() and the operation count to 0, the operation counts
+  // itself, the check is reference.verify(c, "adlib", phase, x, count).
+
+  {  // mpi-alltoallv
+    std::vector<double> x = c.block_values();
+    std::unique_ptr<OwnerExchangePlan> plan;
+    const Measurement setup = time_setup([&] { plan = std::make_unique<OwnerExchangePlan>(c); });
+    report({c.name, "mpi-alltoallv:setup", "setup", setup, 0, 0, kSetupNote, false});
+    // x accumulates: every operation, warm-ups included, is counted, and
+    // each verified phase starts again from x[g] = g.
+    long long operations = 0;
+    const std::vector<double> start = c.block_values();
+    const Measurement op = verified_time_op(
+        [&] {
+          x = start;
+          operations = 0;
+        },
+        [&] {
+          plan->scatter_add(values.data(), x.data());
+          ++operations;
+        },
+        [&](const char* phase) {
+          reference.verify(c, "mpi-alltoallv", phase, x.data(), operations);
+        });
+    report({c.name, "mpi-alltoallv", "op", op, bytes, offrank,
+            "pack by owner, MPI_Alltoallv (own part included), owners add at stored local "
+            "indices (sequential loop)"});
+  }
+
+  {  // floor: the same counts, the requesters' buffers already hold the messages
+    OwnerExchangePlan floor(c);
+    for (std::size_t k = 0; k < floor.request_positions.size(); ++k)
+      floor.request_buffer[k] = values[static_cast<std::size_t>(floor.request_positions[k])];
+    const std::vector<double> expected = scatter_messages(c);
+    const Measurement op =
+        verified_time_op([&] { poison(floor.serve_buffer); }, [&] { floor.alltoallv_to_owners(); },
+                         [&](const char* phase) {
+                           if (floor.serve_buffer.size() != expected.size())
+                             verification_failed(c.name, "floor", phase, expected.size(),
+                                                 static_cast<double>(floor.serve_buffer.size()),
+                                                 static_cast<double>(expected.size()));
+                           verify(c.name, "floor", phase, floor.serve_buffer.data(),
+                                  expected.size(), [&](std::size_t k) { return expected[k]; });
+                         });
+    report({c.name, "floor", "op", op, bytes, offrank,
+            "MPI_Alltoallv with the same counts, contiguous buffers, no pack or add"});
+  }
+}
+
+}  // namespace
+
+void register_irregular_cases() {
+  add_case("GA1-262144", [] { ga1_case(Index(1) << 18); });
+  add_case("SC1-262144", [] { sc1_case(Index(1) << 18); });
+}
+
+}  // namespace bench
