@@ -73,8 +73,12 @@ class RunsSchedule {
   /// another layout, or another number of arrays, makes every rank throw.
   /// Checked executions are collective calls: every rank starts the checked
   /// schedules of a communicator in the same order.
-  void agree_to_execute(const std::string& error, std::uint64_t arrays,
-                        const char* operation) const {
+  ///
+  /// `combine` fingerprints the combine operation of a reverse execution
+  /// (op::fingerprint; 0 for a forward one), so that ranks combining
+  /// differently disagree too.
+  void agree_to_execute(const std::string& error, std::uint64_t arrays, const char* operation,
+                        std::uint64_t combine = 0) const {
     if (!config_.checked) {
       if (!error.empty()) throw Error(error, schedule_->comm().rank(), operation);
       return;
@@ -82,7 +86,7 @@ class RunsSchedule {
     // The tag (agreed at construction) pins which schedule this is: ranks
     // that start different schedules at this point disagree.
     const std::uint64_t fingerprint =
-        detail::hash_mix(detail::hash_mix(detail::hash_start(), arrays),
+        detail::hash_mix(detail::hash_mix(detail::hash_mix(detail::hash_start(), arrays), combine),
                          static_cast<std::uint64_t>(schedule_->tag()));
     agree_on_errors(schedule_->comm(), error, fingerprint, operation);
   }

@@ -12,6 +12,7 @@
 ///     to_columns.execute(b, a);                 // b = a, many times
 ///   }
 ///   adlib::remap(b, a);                         // one-shot: plan, execute, drop
+///   to_columns.reverse(a, b, adlib::op::add);   // a[i] += b[i]: contributions back
 /// @endcode
 ///
 /// The constructor plans from the layouts alone (plan_remap: range
@@ -34,6 +35,7 @@
 #include <adlib/collectives/planned_schedule.hpp>
 #include <adlib/collectives/remap_plan.hpp>
 #include <adlib/ranges/dist_array.hpp>
+#include <adlib/runtime/combine.hpp>
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/error.hpp>
 #include <adlib/schedules/block_mess_schedule.hpp>
@@ -75,6 +77,55 @@ class Remap : public RunsSchedule<MemorySpace> {
                            src.local_view().data(), src.local_view().span());
   }
 
+  /// The reverse of execute(), for assembly: every element of `dst` is
+  /// combined with `combine` (op::add by default) into the element of `src`
+  /// that execute() copies it from (PETSc's VecScatter in SCATTER_REVERSE
+  /// with ADD_VALUES, Tpetra's Export).  `src` is written, `dst` only read.
+  ///
+  /// Replicated arrays: the replicas of a destination element are taken to
+  /// hold equal values (as execute() leaves them), and ONE of them
+  /// contributes (the one on the receiving rank when it holds a copy, else
+  /// the replica numbered receiver mod replicas), so a sum counts each
+  /// destination element once, however many replicas it has; every replica
+  /// of a replicated source element receives the contributions.  Without
+  /// replication this runs the schedule backwards; with it, a second
+  /// schedule planned from `dst`'s layout to `src`'s, built (collectively)
+  /// at the first call.
+  template <class Combine = op::Add>
+  void reverse(const array_type& src, const array_type& dst, Combine combine = {}) {
+    start_reverse(src, dst, combine);
+    finish();
+  }
+  /// reverse() in two halves; neither array may be touched before finish().
+  template <class Combine = op::Add>
+  void start_reverse(const array_type& src, const array_type& dst, Combine combine = {}) {
+    // Built before any check of the arrays, so a rank whose arrays are
+    // wrong still takes part in the collective build and no rank hangs.
+    if (replicated_ && !reverse_schedule_)
+      reverse_schedule_ = build_schedule<T, MemorySpace>(
+          src_.group().grid().comm(), plan_remap(src_, dst_, src_.group().grid().comm().rank()),
+          this->config_);
+    check_layouts(dst, src, "Remap::reverse", op::fingerprint<Combine>());
+    T* to = src.local_view().data();
+    const T* from = dst.local_view().data();
+    const std::size_t to_span = src.local_view().span(), from_span = dst.local_view().span();
+    if (replicated_) {
+      reverse_schedule_->start(to, to_span, from, from_span, Direction::forward, combine);
+      reverse_running_ = true;
+    } else {
+      this->schedule_->start(to, to_span, from, from_span, Direction::backward, combine);
+    }
+  }
+  /// Completes the execution that start() or start_reverse() began.
+  void finish() {
+    if (reverse_running_) {
+      reverse_running_ = false;
+      reverse_schedule_->finish();
+      return;
+    }
+    this->schedule_->finish();
+  }
+
   /// The layout execute() requires of `dst`.
   const ArrayLayout& destination_layout() const { return dst_; }
   /// The layout execute() requires of `src`.
@@ -108,7 +159,8 @@ class Remap : public RunsSchedule<MemorySpace> {
         build_schedule<T, MemorySpace>(comm, plan_remap(dst, src, comm.rank()), config);
   }
 
-  void check_layouts(const array_type& dst, const array_type& src) const {
+  void check_layouts(const array_type& dst, const array_type& src,
+                     const char* operation = "Remap::execute", std::uint64_t combine = 0) const {
     // Local check: passing an array of another layout on every rank gives
     // the same verdict everywhere without communication; on some ranks
     // only, checked mode makes every rank throw.
@@ -119,10 +171,14 @@ class Remap : public RunsSchedule<MemorySpace> {
     if (error.empty() && src.layout() != src_)
       error = "source has layout " + src.layout().describe() + " but the schedule was " +
               "built for " + src_.describe();
-    this->agree_to_execute(error, 1, "Remap::execute");
+    this->agree_to_execute(error, 1, operation, combine);
   }
 
   ArrayLayout dst_, src_;
+  /// Either layout replicated: reverse() needs its own plan (see reverse()).
+  bool replicated_ = !dst_.replicated_axes().empty() || !src_.replicated_axes().empty();
+  std::unique_ptr<BlockMessSchedule<MemorySpace>> reverse_schedule_;
+  bool reverse_running_ = false;
 };
 
 /// Deduction guide: adlib::Remap r(dst, src); takes T, Rank and MemorySpace

@@ -14,6 +14,7 @@
 ///     ...                                         // update the cells next to the ghosts
 ///   }
 ///   halo.execute(u, v);                           // two fields, one message per peer
+///   halo.accumulate(u, adlib::op::add);           // ghosts added into their owners
 /// @endcode
 ///
 /// Per dimension: low and high widths up to the range's ghost extension (a
@@ -43,6 +44,7 @@
 #include <adlib/collectives/halo_plan.hpp>
 #include <adlib/collectives/planned_schedule.hpp>
 #include <adlib/ranges/dist_array.hpp>
+#include <adlib/runtime/combine.hpp>
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/error.hpp>
 #include <adlib/schedules/block_mess_schedule.hpp>
@@ -144,6 +146,33 @@ class WriteHalo : public RunsSchedule<MemorySpace> {
       }
       this->schedule_->start_many(data, span, read, span);
     }
+  }
+
+  /// The reverse of execute(), for assembly: every ghost cell that execute()
+  /// fills is combined with `combine` (op::add by default: finite-element
+  /// and finite-volume assembly, PETSc's DMLocalToGlobal with ADD_VALUES,
+  /// Tpetra's Export with ADD) into the element it is filled from, its owner
+  /// (or, with Boundary::mirror, its mirror image).  It is the adjoint of
+  /// execute(): a ghost cell filled from an element counts once for it, ghost
+  /// cells that execute() does not fill (outside the domain at an edge
+  /// boundary, corners under Stencil::faces, skipped dimensions) count for
+  /// nothing, and an element that fills several ghost cells (wide or
+  /// periodic ghosts, mirrors) receives all of them, in a fixed order.  The
+  /// ghost cells keep their values; zero them before the next assembly.
+  template <class Combine = op::Add>
+  void accumulate(const array_type& array, Combine combine = {}) {
+    start_accumulate(array, combine);
+    this->finish();
+  }
+  /// accumulate() in two halves, like start() and finish(): until finish(),
+  /// the array must not be touched.
+  template <class Combine = op::Add>
+  void start_accumulate(const array_type& array, Combine combine = {}) {
+    this->agree_to_execute(layout_error(array), 1, "WriteHalo::accumulate",
+                           op::fingerprint<Combine>());
+    T* data = array.local_view().data();
+    const std::size_t span = array.local_view().span();
+    this->schedule_->start(data, span, data, span, Direction::backward, combine);
   }
 
   /// The layout every executed array must have.

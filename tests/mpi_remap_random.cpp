@@ -167,6 +167,22 @@ class Config {
     remap->execute(d1, s1);
     check(dst, 3, "execute #3 (first arrays again)", problems);
     check_source(src, fill_section, 3, "execute #3", problems);
+
+    // Backwards with add: every destination element goes back into the
+    // source element it came from, once (one replica of a replicated
+    // destination counts), and every replica of a replicated source gets it.
+    prepare_source(src, s1, fill_section, 4);
+    Kokkos::deep_copy(dst.local_view(), -1.0);
+    Array d = d1;
+    d.fill([&](const std::array<Index, R>& p) { return contribution(p); });
+    remap->reverse(s1, d1, adlib::op::add);
+    check_source(src, fill_section, 4, "reverse with add", problems, true);
+    // Again, through the two halves, with max: every contribution exceeds
+    // the source values, so the source section takes the contributions.
+    prepare_source(src, s1, fill_section, 5);
+    remap->start_reverse(s1, d1, adlib::op::max);
+    remap->finish();
+    check_source(src, fill_section, 5, "reverse with max", problems, false, true);
   }
 
  private:
@@ -185,6 +201,14 @@ class Config {
     std::array<Index, R> g;
     for (int d = 0; d < R; ++d) g[d] = src_spec_.section[d].at(p[d]);
     return value(g, rep);
+  }
+
+  // What the destination element at section position p contributes back
+  // (an integer above every source value, so sums and maxima are exact).
+  double contribution(const std::array<Index, R>& p) const {
+    Index linear = 0;
+    for (int d = 0; d < R; ++d) linear = linear * dst_spec_.section[d].count() + p[d];
+    return 1.0e6 + double(linear);
   }
 
   void prepare_source(const Array& src_parent, const Array& src_section, bool fill_section,
@@ -260,19 +284,23 @@ class Config {
     });
   }
 
-  // The source is read only.
+  // The source is read only by execute(); reverse() adds each section
+  // element's contribution (`added`) or takes the maximum (`maximum`).
   void check_source(const Array& src_parent, bool fill_section, int rep, const char* when,
-                    Problems& problems) const {
+                    Problems& problems, bool added = false, bool maximum = false) const {
     const int me = comm_.rank();
     for_each_memory(src_parent, [&](const std::array<Index, R>& local, double v) {
-      std::array<Index, R> g;
+      std::array<Index, R> g, p;
       bool owned = true, in_section = true;
       for (int d = 0; d < R; ++d) {
         g[d] = src_spec_.ranges[d].global_at(src_spec_.coordinate(me, d), local[d]);
         owned = owned && g[d] >= 0;
-        in_section = in_section && src_spec_.section_position(me, d, local[d]) >= 0;
+        p[d] = src_spec_.section_position(me, d, local[d]);
+        in_section = in_section && p[d] >= 0;
       }
-      const double want = owned && (in_section || !fill_section) ? value(g, rep) : -2.0;
+      double want = owned && (in_section || !fill_section) ? value(g, rep) : -2.0;
+      if (owned && in_section && added) want += contribution(p);
+      if (owned && in_section && maximum) want = contribution(p);
       if (v != want)
         problems.add(std::string(when) + ": source changed at local " + where(local) + ": " +
                      std::to_string(v) + " instead of " + std::to_string(want));

@@ -21,6 +21,7 @@
 #include "custom_range.hpp"
 #include "expect_error_everywhere.hpp"
 #include "halo_reference.hpp"
+#include "random_halo_config.hpp"
 
 namespace {
 
@@ -29,23 +30,9 @@ using adlib::Index;
 
 constexpr double kPoison = -1.0;
 
-struct Config {
-  std::vector<adlib::RangePtr> ranges;
-  adlib::HaloWidths halo;
-};
-
-// Splits `p` processes over `k` axes (any factorisation, random order).
-std::vector<int> grid_shape(int p, int k, std::mt19937& rng) {
-  std::vector<int> shape(k, 1);
-  if (k == 0) return shape;
-  int rest = p;
-  for (int f = 2; f <= rest; ++f)
-    while (rest % f == 0) {
-      shape[std::uniform_int_distribution<int>(0, k - 1)(rng)] *= f;
-      rest /= f;
-    }
-  return shape;
-}
+using adlib_test::Config;
+using adlib_test::grid_shape;
+using adlib_test::random_config;
 
 // The value a local cell must hold after the exchange (or kPoison), from the
 // serial reference of halo_reference.hpp.
@@ -87,44 +74,6 @@ void fill_poisoned(adlib::DistArray<double, R>& a) {
     for (int d = 0; d < R; ++d) linear = linear * a.extent(d) + g[d];
     return double(linear);
   });
-}
-
-template <int R>
-Config random_config(const adlib::ProcessGrid& grid, const std::vector<int>& axis_of,
-                     std::mt19937& rng) {
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  Config c;
-  for (int d = 0; d < R; ++d) {
-    const bool periodic = pick(0, 1) == 1;
-    const bool irregular = axis_of[d] >= 0 && pick(0, 2) == 0;
-    std::vector<Index> sizes;
-    Index n = pick(1, 13);
-    if (irregular) {
-      sizes.resize(grid.extent(axis_of[d]));
-      n = 0;
-      for (auto& s : sizes) n += s = pick(0, 4);  // empty blocks included
-    }
-    // Ghost widths up to 3, or (one dimension in four) up to 3 beyond the extent.
-    const int widest = pick(0, 3) == 0 ? int(n) + 3 : 3;
-    const adlib::Ghosts ghosts{pick(0, widest), pick(0, widest), periodic};
-    if (axis_of[d] < 0)
-      c.ranges.push_back(std::make_shared<adlib::CollapsedRange>(n, ghosts));
-    else if (irregular)
-      c.ranges.push_back(
-          std::make_shared<adlib::IrregularBlockRange>(sizes, grid.dim(axis_of[d]), ghosts));
-    else
-      c.ranges.push_back(std::make_shared<adlib::BlockRange>(n, grid.dim(axis_of[d]), ghosts));
-    const adlib::Range& r = *c.ranges.back();
-    c.halo.low.push_back(pick(0, int(r.ghost_low())));
-    c.halo.high.push_back(pick(0, int(r.ghost_high())));
-    const int mode = pick(0, 3);
-    c.halo.modes.push_back(mode == 0                     ? Boundary::skip
-                           : mode == 3                   ? Boundary::mirror
-                           : (mode == 1 && r.periodic()) ? Boundary::cyclic
-                                                         : Boundary::edge);
-  }
-  c.halo.stencil = pick(0, 1) == 1 ? adlib::Stencil::box : adlib::Stencil::faces;
-  return c;
 }
 
 template <int R>
