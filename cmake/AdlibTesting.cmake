@@ -19,12 +19,16 @@ set(ADLIB_TEST_RANKS 1 2 3 4 CACHE STRING "Rank counts every MPI test runs at")
 set(ADLIB_TEST_TIMEOUT 300 CACHE STRING "Per-test timeout in seconds")
 
 # adlib_add_mpi_runs(name target LABELS labels... [ARGS args...]
-#                    [ENVIRONMENT VAR=value...]): registers `target` under
-# mpiexec at every count of ADLIB_TEST_RANKS, as name.np<N>, labelled mpi,
-# np<N> and the given labels, with a timeout and the extra environment.
+#                    [ENVIRONMENT VAR=value...] [RANKS counts...]): registers
+# `target` under mpiexec at every count of RANKS (default ADLIB_TEST_RANKS),
+# as name.np<N>, labelled mpi, np<N> and the given labels, with a timeout and
+# the extra environment.
 function(adlib_add_mpi_runs name target)
-  cmake_parse_arguments(RUN "" "" "LABELS;ARGS;ENVIRONMENT" ${ARGN})
-  foreach(np IN LISTS ADLIB_TEST_RANKS)
+  cmake_parse_arguments(RUN "" "" "LABELS;ARGS;ENVIRONMENT;RANKS" ${ARGN})
+  if(NOT RUN_RANKS)
+    set(RUN_RANKS ${ADLIB_TEST_RANKS})
+  endif()
+  foreach(np IN LISTS RUN_RANKS)
     add_test(NAME ${name}.np${np}
              COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${ADLIB_MPIEXEC_EXTRA}
                      ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${target}> ${MPIEXEC_POSTFLAGS} ${RUN_ARGS})
