@@ -11,6 +11,7 @@
 #include <adlib/runtime/environment.hpp>
 #include <adlib/runtime/error.hpp>
 #include <adlib/runtime/pack.hpp>
+#include <adlib/runtime/sparse_exchange.hpp>
 #include <adlib/runtime/strided_block.hpp>
 
 #include <adlib/ranges/array_layout.hpp>

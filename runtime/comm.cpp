@@ -14,6 +14,7 @@ namespace adlib {
 struct TagLease::State {
   std::mutex mutex;
   TagAllocator tags;
+  // Tag 0 stays out of the pool: it is exchange_sparse's (sparse_exchange_tag).
   explicit State(int upper_bound) : tags(1, upper_bound) {}
 };
 
