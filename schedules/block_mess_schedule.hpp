@@ -108,6 +108,19 @@ class BlockMessSchedule {
   void declare(const ExchangePlan& plan) {
     for (const auto& b : plan.sends) send(b.peer, b.block);
     for (const auto& b : plan.recvs) recv(b.peer, b.block);
+    for (const auto& i : plan.send_indices) send_indices(i.peer, i.offsets);
+    for (const auto& i : plan.recv_indices) recv_indices(i.peer, i.offsets);
+  }
+  /// Declares the elements at `offsets` of the send memory, in that order, to
+  /// go to `peer` after its blocks (an index-list message, Adlib's
+  /// MessSchedule).
+  void send_indices(int peer, const std::vector<std::int64_t>& offsets) {
+    plan_.send_indices(peer, offsets);
+  }
+  /// Declares the elements at `offsets` of the receive memory, in that order,
+  /// to come from `peer` after its blocks.
+  void recv_indices(int peer, const std::vector<std::int64_t>& offsets) {
+    plan_.recv_indices(peer, offsets);
   }
   /// Collective: every rank's declarations are checked and the verdict is
   /// agreed, with the configuration and the schedule's tag (the lowest free on

@@ -12,6 +12,7 @@
 /// process counts in one process.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include <adlib/runtime/strided_block.hpp>
@@ -25,18 +26,34 @@ struct PeerBlock {
   StridedBlock block;  ///< the elements, in local memory
 };
 
-/// One rank's part of a communication pattern: the blocks it sends (of the
-/// send memory, `src` in the forward direction) and receives (of the receive
-/// memory, `dst`), each list in the order both ends agree on.
+/// One entry of an ExchangePlan given element by element (Adlib's
+/// MessSchedule, messages of words): element offsets of local memory, in the
+/// order the elements travel, and the rank at the other end.  Offsets may
+/// repeat (a gather that reads one element twice; a scatter whose
+/// contributions combine into one target).
+struct PeerIndices {
+  int peer = -1;                      ///< the receiver (in sends) or the sender (in recvs)
+  std::vector<std::int64_t> offsets;  ///< element offsets in local memory, message order
+};
+
+/// One rank's part of a communication pattern: the blocks and index lists it
+/// sends (of the send memory, `src` in the forward direction) and receives (of
+/// the receive memory, `dst`).  A peer's message carries its blocks first, in
+/// list order, then its index lists, in list order: both ends of a message
+/// list them so that the element sequences match.
 struct ExchangePlan {
-  std::vector<PeerBlock> sends;  ///< blocks of the send memory, per receiver
-  std::vector<PeerBlock> recvs;  ///< blocks of the receive memory, per sender
+  std::vector<PeerBlock> sends;           ///< blocks of the send memory, per receiver
+  std::vector<PeerBlock> recvs;           ///< blocks of the receive memory, per sender
+  std::vector<PeerIndices> send_indices;  ///< index lists of the send memory, per receiver
+  std::vector<PeerIndices> recv_indices;  ///< index lists of the receive memory, per sender
 
   /// Appends `other`'s entries after this plan's (a pattern made of several
   /// planned pieces, such as the sections of a Shift).
   void append(const ExchangePlan& other) {
     sends.insert(sends.end(), other.sends.begin(), other.sends.end());
     recvs.insert(recvs.end(), other.recvs.begin(), other.recvs.end());
+    send_indices.insert(send_indices.end(), other.send_indices.begin(), other.send_indices.end());
+    recv_indices.insert(recv_indices.end(), other.recv_indices.begin(), other.recv_indices.end());
   }
 };
 
