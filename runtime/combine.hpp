@@ -17,10 +17,13 @@
 /// KOKKOS_INLINE_FUNCTION operator() for device memory).
 ///
 /// Repeated targets (one element reached by several arriving values, within a
-/// message or across messages) combine every value: messages are unpacked
-/// one after another in a fixed order (by peer), and a block whose elements
-/// repeat is unpacked by one thread, so integer results are deterministic and
-/// floating-point ones are reproducible run to run.
+/// message or across messages) combine every value.  A combining execution
+/// applies its local copies first, then the messages one after another in
+/// peer order (not in arrival order), and a block or index list whose
+/// targets repeat is applied in its own order by one thread: results are the
+/// same in every run, bitwise, floating-point sums included.  (Replacing
+/// executions unpack messages as they arrive: where two messages replace one
+/// element, which one is last is not defined.)
 #pragma once
 
 #include <Kokkos_Core.hpp>

@@ -635,15 +635,24 @@ void BlockMessSchedule<MemorySpace>::finish_typed(BlockMessSchedule& self) {
   const std::int64_t arrays = route.kind().arrays;
   T* in = reinterpret_cast<T*>(self.buffers_.incoming().data());
   const auto& arriving = route.incoming();
-  // Unpack each message as it arrives.  A failed or mis-sized message is
-  // remembered and the others still completed (so that no request is left
-  // active), then reported.
+  // Replacing, each message is unpacked as it arrives.  Combining, in peer
+  // order (each message waited for in turn; those that came earlier wait in
+  // their buffers), so that floating-point sums come out bitwise the same in
+  // every run.  A failed or mis-sized message is remembered and the others
+  // still completed (so that no request is left active), then reported.
+  const bool in_peer_order = route.kind().combining;
   std::string error;
   for (std::size_t done = 0; done < arriving.size(); ++done) {
     int index = MPI_UNDEFINED;
     MPI_Status status;
-    const int code = MPI_Waitany(static_cast<int>(requests.incoming.size()),
-                                 requests.incoming.data(), &index, &status);
+    int code;
+    if (in_peer_order) {
+      index = static_cast<int>(done);
+      code = MPI_Wait(&requests.incoming[done], &status);
+    } else {
+      code = MPI_Waitany(static_cast<int>(requests.incoming.size()), requests.incoming.data(),
+                         &index, &status);
+    }
     if (code != MPI_SUCCESS) {
       if (error.empty())
         error = mpi_error_message(code, "MPI_Waitany") +

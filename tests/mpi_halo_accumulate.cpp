@@ -121,19 +121,8 @@ void run_random(int configurations, unsigned seed) {
   adlib::Comm comm(MPI_COMM_WORLD);
   std::mt19937 rng(seed);  // the same sequence on every rank
   for (int i = 0; i < configurations; ++i) {
-    const int distributed = std::uniform_int_distribution<int>(0, R)(rng);
-    const int processes = comm.size() > 1 && std::uniform_int_distribution<int>(0, 3)(rng) == 0
-                              ? comm.size() - 1
-                              : comm.size();
-    adlib::ProcessGrid grid(comm, adlib_test::grid_shape(processes, std::max(distributed, 1), rng));
-    std::vector<int> axis_of(R, -1);
-    for (int d = 0, a = 0; d < R && a < distributed; ++d)
-      if (R - d <= distributed - a || std::uniform_int_distribution<int>(0, 1)(rng))
-        axis_of[d] = a++;
-    const adlib_test::Config c = adlib_test::random_config<R>(grid, axis_of, rng);
-    std::array<adlib::RangePtr, R> ranges;
-    for (int d = 0; d < R; ++d) ranges[d] = c.ranges[d];
-    adlib::DistArray<double, R> a(grid, ranges);
+    adlib_test::RandomHaloCase<R> c = adlib_test::random_halo_case<R>(comm, rng);
+    adlib::DistArray<double, R>& a = c.array;
     adlib::WriteHalo<double, R> halo(a.layout(), c.halo);
     const int me = comm.rank();
     auto add = [](double& t, double v) { t += v; };

@@ -30,10 +30,6 @@ using adlib::Index;
 
 constexpr double kPoison = -1.0;
 
-using adlib_test::Config;
-using adlib_test::grid_shape;
-using adlib_test::random_config;
-
 // The value a local cell must hold after the exchange (or kPoison), from the
 // serial reference of halo_reference.hpp.
 template <int R>
@@ -81,21 +77,8 @@ void run_random(int configurations, unsigned seed) {
   adlib::Comm comm(MPI_COMM_WORLD);
   std::mt19937 rng(seed);  // the same sequence on every rank
   for (int i = 0; i < configurations; ++i) {
-    const int distributed = std::uniform_int_distribution<int>(0, R)(rng);
-    // Sometimes a grid smaller than the communicator: those ranks hold nothing.
-    const int processes = comm.size() > 1 && std::uniform_int_distribution<int>(0, 3)(rng) == 0
-                              ? comm.size() - 1
-                              : comm.size();
-    std::vector<int> shape = grid_shape(processes, std::max(distributed, 1), rng);
-    adlib::ProcessGrid grid(comm, shape);
-    std::vector<int> axis_of(R, -1);
-    for (int d = 0, a = 0; d < R && a < distributed; ++d)
-      if (R - d <= distributed - a || std::uniform_int_distribution<int>(0, 1)(rng))
-        axis_of[d] = a++;
-    const Config c = random_config<R>(grid, axis_of, rng);
-    std::array<adlib::RangePtr, R> ranges;
-    for (int d = 0; d < R; ++d) ranges[d] = c.ranges[d];
-    adlib::DistArray<double, R> a(grid, ranges);
+    adlib_test::RandomHaloCase<R> c = adlib_test::random_halo_case<R>(comm, rng);
+    adlib::DistArray<double, R>& a = c.array;
     adlib::WriteHalo<double, R> halo(a.layout(), c.halo);
     for (int rep = 0; rep < 2; ++rep) {  // a schedule is reusable
       fill_poisoned(a);
@@ -184,7 +167,7 @@ TEST(WriteHalo, SeveralArraysShareOneMessagePerPeer) {
   for (int trial = 0; trial < 40; ++trial) {
     adlib::ProcessGrid grid = adlib::ProcessGrid::balanced(comm, 2);
     std::vector<int> axes = {0, 1};
-    const Config c = random_config<2>(grid, axes, rng);
+    const adlib_test::Config c = adlib_test::random_config<2>(grid, axes, rng);
     std::array<adlib::RangePtr, 2> ranges = {c.ranges[0], c.ranges[1]};
     adlib::DistArray<double, 2> u(grid, ranges), v(grid, ranges), w(grid, ranges);
     adlib::WriteHalo<double, 2> halo(u.layout(), c.halo);

@@ -5,6 +5,8 @@
 // the extent); every boundary; both stencils.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <random>
 #include <vector>
 
@@ -66,6 +68,31 @@ Config random_config(const adlib::ProcessGrid& grid, const std::vector<int>& axi
   }
   c.halo.stencil = pick(0, 1) == 1 ? adlib::Stencil::box : adlib::Stencil::faces;
   return c;
+}
+
+// A random halo case over `comm`: a grid (sometimes smaller than the
+// communicator: those ranks hold nothing) with 0 to R distributed
+// dimensions, the array of random_config's ranges, and its halo settings.
+template <int R>
+struct RandomHaloCase {
+  adlib::DistArray<double, R> array;  ///< over the random grid
+  adlib::HaloWidths halo;             ///< widths, boundaries, stencil
+};
+
+template <int R>
+RandomHaloCase<R> random_halo_case(const adlib::Comm& comm, std::mt19937& rng) {
+  const int distributed = std::uniform_int_distribution<int>(0, R)(rng);
+  const int processes = comm.size() > 1 && std::uniform_int_distribution<int>(0, 3)(rng) == 0
+                            ? comm.size() - 1
+                            : comm.size();
+  adlib::ProcessGrid grid(comm, grid_shape(processes, std::max(distributed, 1), rng));
+  std::vector<int> axis_of(R, -1);
+  for (int d = 0, a = 0; d < R && a < distributed; ++d)
+    if (R - d <= distributed - a || std::uniform_int_distribution<int>(0, 1)(rng)) axis_of[d] = a++;
+  const Config c = random_config<R>(grid, axis_of, rng);
+  std::array<adlib::RangePtr, R> ranges;
+  for (int d = 0; d < R; ++d) ranges[d] = c.ranges[d];
+  return {adlib::DistArray<double, R>(grid, ranges), c.halo};
 }
 
 }  // namespace adlib_test

@@ -135,11 +135,3 @@ TEST(SerialIndexList, MessagesCarryBlocksThenIndexLists) {
 }
 
 }  // namespace
-
-int main(int argc, char** argv) {
-  Kokkos::initialize(argc, argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  const int result = RUN_ALL_TESTS();
-  Kokkos::finalize();
-  return result;
-}

@@ -184,15 +184,6 @@ TEST(StridedBlock, NormalizeKeepsElementSequence) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  // The pack kernels are Kokkos kernels: Kokkos must be up, MPI is not needed.
-  Kokkos::initialize(argc, argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  const int result = RUN_ALL_TESTS();
-  Kokkos::finalize();
-  return result;
-}
-
 // The generated header, the library and the CMake project version agree.
 TEST(Version, HeaderLibraryAndProjectAgree) {
   const adlib::Version v = adlib::version();
