@@ -2,6 +2,7 @@
 #include <adlib/collectives/index_exchange_plan.hpp>
 
 #include <algorithm>
+#include <unordered_map>
 #include <utility>
 
 #include <adlib/runtime/comm.hpp>
@@ -10,14 +11,6 @@
 namespace adlib {
 
 namespace {
-
-// One subscript on its way to a message: the owning coordinate along the
-// range's dimension, the owner-local offset and the output position.
-struct Request {
-  int coord;
-  std::int64_t offset;
-  std::int64_t position;
-};
 
 // The replicas of one coordinate, listed without ranks_holding(): the
 // layout's replica(coords, k) for k < count.
@@ -51,65 +44,91 @@ IndexRequests plan_requests(const ArrayLayout& layout, const std::vector<Index>&
                             IndexAccess access) {
   const Range& range = layout.range(0);
   const Triplet& section = layout.section_triplet(0);
-  // A 1-D local block is contiguous (the last dimension's stride is 1), so
-  // an element's offset is its local position, ghost offset included.
-  std::vector<Request> requests;
-  requests.reserve(subscripts.size());
-  for (std::size_t k = 0; k < subscripts.size(); ++k) {
+  const std::size_t n = subscripts.size();
+  // 1. Owner and owner-local offset of every subscript.  A 1-D local block
+  // is contiguous (the last dimension's stride is 1), so an element's offset
+  // is its local position, ghost offset included.  Coordinates are numbered
+  // in order of first appearance (a hash map over the coordinates touched:
+  // nothing of the size of the range's process count).
+  std::vector<std::int64_t> offset(n);
+  std::vector<int> group(n);
+  std::unordered_map<int, int> group_of;
+  std::vector<int> coord_of_group;
+  std::vector<std::size_t> group_start;  // counts first, then starts
+  int last_coord = -1, last_group = -1;
+  for (std::size_t k = 0; k < n; ++k) {
     const Owner o = range.owner(section.at(subscripts[k]));
-    requests.push_back({o.coord, o.local, static_cast<std::int64_t>(k)});
+    offset[k] = o.local;
+    if (o.coord != last_coord) {  // runs of one owner are common: skip the lookup
+      const auto found = group_of.emplace(o.coord, static_cast<int>(coord_of_group.size()));
+      if (found.second) {
+        coord_of_group.push_back(o.coord);
+        group_start.push_back(0);
+      }
+      last_coord = o.coord;
+      last_group = found.first->second;
+    }
+    group[k] = last_group;
+    ++group_start[static_cast<std::size_t>(last_group)];
   }
-  // Grouped by coordinate (one owner, or one set of replicas, each): a
-  // gather's offsets ascending (duplicates adjacent, first position first),
-  // a scatter's contributions in list order.
-  if (access == IndexAccess::gather)
-    std::sort(requests.begin(), requests.end(), [](const Request& a, const Request& b) {
-      if (a.coord != b.coord) return a.coord < b.coord;
-      if (a.offset != b.offset) return a.offset < b.offset;
-      return a.position < b.position;
-    });
-  else
-    std::sort(requests.begin(), requests.end(), [](const Request& a, const Request& b) {
-      if (a.coord != b.coord) return a.coord < b.coord;
-      return a.position < b.position;
-    });
+  // 2. Positions grouped by owner, in list order within a group (a stable
+  // counting sort).
+  std::size_t total = 0;
+  for (std::size_t& start : group_start) {
+    const std::size_t count = start;
+    start = total;
+    total += count;
+  }
+  group_start.push_back(total);
+  std::vector<std::int64_t> grouped(n);
+  {
+    std::vector<std::size_t> next(group_start.begin(), group_start.end() - 1);
+    for (std::size_t k = 0; k < n; ++k)
+      grouped[next[static_cast<std::size_t>(group[k])]++] = static_cast<std::int64_t>(k);
+  }
 
   IndexRequests out;
   const long long replicas = layout.replica_count();
   const bool holds = layout.holds_data(me);
   const int my_coord = holds ? layout.coordinate(me, 0) : -1;
   std::vector<int> coords(1, 0);
-  for (std::size_t begin = 0, end = 0; begin < requests.size(); begin = end) {
-    const int coord = requests[begin].coord;
-    end = begin;
-    while (end < requests.size() && requests[end].coord == coord) ++end;
+  std::vector<std::pair<std::int64_t, std::int64_t>> wanted;  // (offset, position)
+  for (std::size_t g = 0; g < coord_of_group.size(); ++g) {
+    const int coord = coord_of_group[g];
+    const std::size_t begin = group_start[g], end = group_start[g + 1];
     if (access == IndexAccess::gather) {
       // Distinct coordinates have distinct owners (they differ along the
-      // range's grid axis), so this is the one message to that owner.
+      // range's grid axis), so this is the one message to that owner.  Its
+      // offsets ascend, each once; the first position that asked receives
+      // the value, the others copy it (fan-out).
       const int owner =
           holds && my_coord == coord ? me : replica_of(layout, coords, coord, me % replicas);
+      wanted.clear();
+      for (std::size_t i = begin; i < end; ++i)
+        wanted.emplace_back(offset[static_cast<std::size_t>(grouped[i])], grouped[i]);
+      std::sort(wanted.begin(), wanted.end());
       SparseMessage<std::int64_t> message{owner, {}};
       PeerIndices receive{owner, {}};
-      for (std::size_t i = begin; i < end; ++i) {
-        const Request& r = requests[i];
-        if (i > begin && r.offset == requests[i - 1].offset) {
-          // A repeat: fanned out from the first position that asked.
-          out.plan.fan_out.push_back({r.position, receive.offsets.back()});
+      for (std::size_t i = 0; i < wanted.size(); ++i) {
+        if (i > 0 && wanted[i].first == wanted[i - 1].first) {
+          out.plan.fan_out.push_back({wanted[i].second, receive.offsets.back()});
           continue;
         }
-        message.values.push_back(r.offset);
-        receive.offsets.push_back(r.position);
+        message.values.push_back(wanted[i].first);
+        receive.offsets.push_back(wanted[i].second);
       }
       out.to_owners.push_back(std::move(message));
       out.plan.exchange.recv_indices.push_back(std::move(receive));
     } else {
+      // Every contribution, in list order, to every replica.
       SparseMessage<std::int64_t> message{-1, {}};
       PeerIndices receive{-1, {}};
+      message.values.reserve(end - begin);
+      receive.offsets.reserve(end - begin);
       for (std::size_t i = begin; i < end; ++i) {
-        message.values.push_back(requests[i].offset);
-        receive.offsets.push_back(requests[i].position);
+        message.values.push_back(offset[static_cast<std::size_t>(grouped[i])]);
+        receive.offsets.push_back(grouped[i]);
       }
-      // Every replica receives every contribution.
       for (long long k = 0; k < replicas; ++k) {
         const int owner = replica_of(layout, coords, coord, k);
         message.peer = receive.peer = owner;
