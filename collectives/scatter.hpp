@@ -25,12 +25,15 @@
 /// op::product, or op::combine(f) for a user's f(T& target, const T& value)).
 ///
 /// Every contribution travels: repeated subscripts are not merged on the
-/// sending side, so any operation is right, including a user's that is not
-/// associative, and integer results do not depend on message timing.  Order:
-/// an owner applies its own contributions first, then each sender's in
-/// increasing rank, each list in its order (what op::replace leaves when
-/// several contributions hit one element).  A replicated array receives every
-/// contribution in every replica, so its replicas stay equal.
+/// sending side (which would be right for associative operations only), so
+/// the owner applies the operation to each contribution, one by one.  Order:
+/// one rank's contributions are applied in list order; an owner applies its
+/// own contributions first (local copies), then each other rank's message as
+/// the executor unpacks it (runtime/combine.hpp).  So with op::replace an
+/// element that several ranks write ends up as one of those ranks' last
+/// contribution to it; commutative operations (add, min, max, product) give
+/// the same result in any order, exactly for integers.  A replicated array
+/// receives every contribution in every replica, so its replicas stay equal.
 ///
 /// Construction is collective and agrees across ranks on the layout, the
 /// element type, the combine operation and the configuration, and checks

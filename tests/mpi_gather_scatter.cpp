@@ -235,19 +235,32 @@ void run_scatter(const adlib::Comm& comm, const SideSpec& spec,
     else
       assemble.execute(sx, static_cast<const T*>(values.data()));
 
-    // The reference: this rank's own contributions first, then every other
-    // rank's in increasing rank, each list in order.
-    std::vector<int> order{me};
-    for (int r = 0; r < P; ++r)
-      if (r != me) order.push_back(r);
+    // The reference.  Commutative operations: every contribution aimed at
+    // the element, in any order.  replace: each rank's list is applied in
+    // order, the ranks in the order their messages are unpacked, so the
+    // element ends up as some contributing rank's last contribution to it.
     for_each_held<T>(x, [&](Index g, const T& v) {
       T want = base_value<T>(g, rep);
       const Index s = position_of(g);
+      std::vector<T> last_of_rank;
       if (s >= 0)
-        for (int r : order)
+        for (int r = 0; r < P; ++r) {
+          bool hit = false;
           for (std::size_t k = 0; k < subs[r].size(); ++k)
-            if (subs[r][k] == s) combine(want, contribution<T, Combine>(r, Index(k), rep));
-      EXPECT_TRUE(v == want) << "rep " << rep << ": element " << g << " (position " << s << ")";
+            if (subs[r][k] == s) {
+              combine(want, contribution<T, Combine>(r, Index(k), rep));
+              hit = true;
+            }
+          if (hit) last_of_rank.push_back(want);
+        }
+      if (Combine::kind == adlib::op::Kind::replace && !last_of_rank.empty()) {
+        EXPECT_TRUE(std::find(last_of_rank.begin(), last_of_rank.end(), v) != last_of_rank.end())
+            << "replace, rep " << rep << ": element " << g << " (position " << s
+            << ") is none of the contributing ranks' last contributions";
+        return;
+      }
+      EXPECT_TRUE(v == want) << "combine kind " << static_cast<int>(Combine::kind) << ", rep "
+                             << rep << ": element " << g << " (position " << s << ")";
     });
   }
 }
