@@ -107,8 +107,13 @@ IndexRequests plan_requests(const ArrayLayout& layout, const std::vector<Index>&
       for (std::size_t i = begin; i < end; ++i)
         wanted.emplace_back(offset[static_cast<std::size_t>(grouped[i])], grouped[i]);
       std::sort(wanted.begin(), wanted.end());
+      std::size_t distinct = wanted.empty() ? 0 : 1;
+      for (std::size_t i = 1; i < wanted.size(); ++i)
+        distinct += wanted[i].first != wanted[i - 1].first;
       SparseMessage<std::int64_t> message{owner, {}};
       PeerIndices receive{owner, {}};
+      message.values.reserve(distinct);
+      receive.offsets.reserve(distinct);
       for (std::size_t i = 0; i < wanted.size(); ++i) {
         if (i > 0 && wanted[i].first == wanted[i - 1].first) {
           out.plan.fan_out.push_back({wanted[i].second, receive.offsets.back()});
