@@ -394,6 +394,28 @@ TEST(GatherScatter, SubscriptOutOfRangeOnOneRankIsAnErrorEverywhere) {
   fetch.execute(out.data(), x);
 }
 
+// Executions check their arguments: another layout, or too short an
+// output, on one rank is an error on every rank in checked mode.
+TEST(GatherScatter, WrongArraysAtExecutionAreRefused) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  adlib::ProcessGrid line(comm, {comm.size()});
+  Array<double> x(line, {adlib::block(12)}), y(line, {adlib::cyclic(12)});
+  const std::vector<Index> subs = {0, 5, 11, 5};
+  adlib::Configuration checked = adlib::Configuration::environment();
+  checked.checked = true;  // whatever the environment: one rank's error is everyone's
+  adlib::Gather fetch(x, subs, checked);
+  adlib::Scatter assemble(x, subs, adlib::op::add, checked);
+  Kokkos::View<double*, Space> out("out", subs.size()), short_out("short", 2);
+  const bool odd = comm.rank() == comm.size() - 1;
+  adlib_test::expect_error_everywhere([&] { fetch.execute(out, odd ? y : x); }, "layout");
+  adlib_test::expect_error_everywhere([&] { fetch.execute(odd ? short_out : out, x); },
+                                      "2 elements, 4 needed");
+  adlib_test::expect_error_everywhere([&] { assemble.execute(odd ? y : x, out); }, "layout");
+  // Still usable.
+  fetch.execute(out, x);
+  assemble.execute(x, out);
+}
+
 TEST(GatherScatter, DifferentOperationsOrElementTypesAreAnErrorEverywhere) {
   adlib::Comm comm(MPI_COMM_WORLD);
   if (comm.size() < 2) GTEST_SKIP() << "needs two ranks";
