@@ -27,6 +27,8 @@
 
 #include <adlib/runtime/combine.hpp>
 #include <adlib/runtime/detail/pack_walk.hpp>
+#include <adlib/runtime/error.hpp>
+#include <adlib/runtime/index_list.hpp>
 #include <adlib/runtime/strided_block.hpp>
 
 namespace adlib {
@@ -186,6 +188,110 @@ void copy_blocks_sharing_source(const ExecSpace& space, const T* src,
                            }
                          });
   }
+}
+
+/// Index lists (runtime/index_list.hpp) are host plans: these run in host
+/// execution spaces only (schedules refuse index lists over device memory).
+namespace detail {
+template <class ExecSpace>
+void require_host_for_indices() {
+  if constexpr (!runs_on_host<ExecSpace>())
+    throw Error("index-list messages over device memory are not supported yet", -1, "pack");
+}
+}  // namespace detail
+
+/// buffer[0, list.count) <- the elements of `memory` at the list's offsets,
+/// in list order: one loop over the segments (a run is one row copy).
+template <class T, class ExecSpace>
+void pack_indices(const ExecSpace& space, const T* memory, const IndexList& list, T* buffer) {
+  detail::require_host_for_indices<ExecSpace>();
+  const IndexList::Segment* segments = list.segments.data();
+  const std::int64_t* singles = list.singles.data();
+  const auto n = static_cast<std::int64_t>(list.segments.size());
+  Kokkos::parallel_for("adlib::pack_indices",
+                       Kokkos::RangePolicy<ExecSpace>(space, 0, n > 0 ? 1 : 0), [=](std::int64_t) {
+                         T* to = buffer;
+                         for (std::int64_t k = 0; k < n; ++k) {
+                           const IndexList::Segment s = segments[k];
+                           if (s.run) {
+                             std::memcpy(static_cast<void*>(to),
+                                         static_cast<const void*>(memory + s.first),
+                                         static_cast<std::size_t>(s.count) * sizeof(T));
+                           } else {
+                             const std::int64_t* at = singles + s.first;
+                             for (std::int64_t i = 0; i < s.count; ++i) to[i] = memory[at[i]];
+                           }
+                           to += s.count;
+                         }
+                       });
+}
+
+/// The elements of `memory` at the list's offsets, combined (`combine`,
+/// replace by default) with buffer[0, list.count), in list order, so that
+/// repeated offsets combine every value deterministically.
+template <class T, class ExecSpace, class Combine = op::Replace>
+void unpack_indices(const ExecSpace& space, T* memory, const IndexList& list, const T* buffer,
+                    Combine combine = {}) {
+  detail::require_host_for_indices<ExecSpace>();
+  const IndexList::Segment* segments = list.segments.data();
+  const std::int64_t* singles = list.singles.data();
+  const auto n = static_cast<std::int64_t>(list.segments.size());
+  Kokkos::parallel_for("adlib::unpack_indices",
+                       Kokkos::RangePolicy<ExecSpace>(space, 0, n > 0 ? 1 : 0), [=](std::int64_t) {
+                         const T* from = buffer;
+                         for (std::int64_t k = 0; k < n; ++k) {
+                           const IndexList::Segment s = segments[k];
+                           if (s.run) {
+                             T* to = memory + s.first;
+                             if constexpr (op::is_replace<Combine>())
+                               std::memcpy(static_cast<void*>(to), static_cast<const void*>(from),
+                                           static_cast<std::size_t>(s.count) * sizeof(T));
+                             else
+                               for (std::int64_t i = 0; i < s.count; ++i) combine(to[i], from[i]);
+                           } else {
+                             const std::int64_t* at = singles + s.first;
+                             for (std::int64_t i = 0; i < s.count; ++i)
+                               combine(memory[at[i]], from[i]);
+                           }
+                           from += s.count;
+                         }
+                       });
+}
+
+/// dst at dst_list's offsets, combined with src at src_list's offsets
+/// (lists of equal count), element k with element k, in list order: a
+/// local index-list copy.
+template <class T, class ExecSpace, class Combine = op::Replace>
+void copy_indices(const ExecSpace& space, T* dst, const IndexList& dst_list, const T* src,
+                  const IndexList& src_list, Combine combine = {}) {
+  detail::require_host_for_indices<ExecSpace>();
+  const IndexList::Segment *dseg = dst_list.segments.data(), *sseg = src_list.segments.data();
+  const std::int64_t *dsingles = dst_list.singles.data(), *ssingles = src_list.singles.data();
+  const auto dn = static_cast<std::int64_t>(dst_list.segments.size());
+  const std::int64_t count = std::min(dst_list.count, src_list.count);
+  Kokkos::parallel_for(
+      "adlib::copy_indices", Kokkos::RangePolicy<ExecSpace>(space, 0, count > 0 ? 1 : 0),
+      [=](std::int64_t) {
+        // A cursor over the source list, advanced element by element.
+        std::int64_t segment = 0, within = 0;
+        auto next_source = [&]() {
+          while (within == sseg[segment].count) {
+            ++segment;
+            within = 0;
+          }
+          const IndexList::Segment& s = sseg[segment];
+          const std::int64_t offset = s.run ? s.first + within : ssingles[s.first + within];
+          ++within;
+          return offset;
+        };
+        for (std::int64_t k = 0; k < dn; ++k) {
+          const IndexList::Segment d = dseg[k];
+          for (std::int64_t i = 0; i < d.count; ++i) {
+            const std::int64_t to = d.run ? d.first + i : dsingles[d.first + i];
+            combine(dst[to], src[next_source()]);
+          }
+        }
+      });
 }
 
 }  // namespace adlib

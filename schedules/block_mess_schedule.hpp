@@ -316,6 +316,9 @@ void BlockMessSchedule<MemorySpace>::build(bool check_peers) {
   } catch (const Error& e) {
     error = e.message();
   }
+  if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible)
+    if (error.empty() && plan_.has_indices())
+      error = "index-list messages over device memory are not supported yet";
   const std::uint64_t fingerprint = detail::hash_mix(config_.fingerprint(), check_peers ? 1u : 0u);
   tag_ = comm_.lease_agreed_tag(error, fingerprint, kOperation);
   // Every plan is valid: now the two ends of each message.
@@ -484,6 +487,11 @@ void BlockMessSchedule<MemorySpace>::start_arrays(T* const* dst, const T* const*
         run_walk<T>(walk, dst[k], src[k], out, k, combine);
         packed = true;
       }
+  for (int k = 0; k < arrays; ++k)
+    for (const IndexPack& pack : r.index_packs()) {
+      pack_indices<T>(space_, src[k], *pack.list, out + pack.buffer_offset + k * pack.array_stride);
+      packed = true;
+    }
   // The pack kernels complete before MPI reads their buffer (or before it is
   // staged to the host twin, which deep_copy fences itself).
   if (packed) space_.fence();
@@ -496,6 +504,9 @@ void BlockMessSchedule<MemorySpace>::start_arrays(T* const* dst, const T* const*
     for (const SourceWalk& walk : r.walks())
       if (!walk.packs) run_walk<T>(walk, dst[k], src[k], out, k, combine);
     if (!r.local_reads().empty()) copy_locally_staged<T>(r, dst[k], src[k], combine);
+    if (r.local_index_reads().count > 0)
+      copy_indices<T>(space_, dst[k], r.local_index_writes(), src[k], r.local_index_reads(),
+                      combine);
   }
 
   pending_dst_.assign(dst, dst + arrays);  // keeps its capacity: no allocation per execution
@@ -662,11 +673,16 @@ void BlockMessSchedule<MemorySpace>::finish_typed(BlockMessSchedule& self) {
           static_cast<std::size_t>(routed.buffer_offset) * sizeof(T),
           static_cast<std::size_t>(routed.buffer_offset + arrays * m.count) * sizeof(T));
     std::int64_t position = routed.buffer_offset;
-    for (void* dst : self.pending_dst_)
+    for (void* dst : self.pending_dst_) {
       for (const auto& block : m.blocks) {
         unpack_block<T>(self.space_, static_cast<T*>(dst), block, in + position, combine);
         position += block.count();
       }
+      if (m.indices.count > 0) {
+        unpack_indices<T>(self.space_, static_cast<T*>(dst), m.indices, in + position, combine);
+        position += m.indices.count;
+      }
+    }
   }
   if (!requests.outgoing.empty()) {
     const int code = MPI_Waitall(static_cast<int>(requests.outgoing.size()),

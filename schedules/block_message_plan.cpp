@@ -76,12 +76,45 @@ std::vector<PeerMessage> merge_by_peer(const Requests& requests) {
     messages.back().count += block.count();
     messages.back().blocks.push_back(block);
   }
+  for (auto& m : messages) m.blocks = fuse_blocks(m.blocks);
+  return messages;
+}
+
+// Index requests sorted by peer (stable) join their peer's message (made if
+// the peer has no blocks), after its blocks: one IndexList per message.
+template <class IndexRequests>
+void attach_indices(std::vector<PeerMessage>& messages, const IndexRequests& requests) {
+  std::vector<PeerMessage> merged;
+  merged.reserve(messages.size() + requests.size());
+  std::size_t b = 0, i = 0;
+  while (b < messages.size() || i < requests.size()) {
+    const int peer =
+        b < messages.size() && (i == requests.size() || messages[b].peer <= requests[i].peer)
+            ? messages[b].peer
+            : requests[i].peer;
+    PeerMessage m;
+    if (b < messages.size() && messages[b].peer == peer) m = std::move(messages[b++]);
+    m.peer = peer;
+    std::vector<std::int64_t> offsets;
+    for (; i < requests.size() && requests[i].peer == peer; ++i)
+      offsets.insert(offsets.end(), requests[i].offsets.begin(), requests[i].offsets.end());
+    if (!offsets.empty()) {
+      m.indices = IndexList::from(offsets);
+      m.count += m.indices.count;
+    }
+    merged.push_back(std::move(m));
+  }
+  messages = std::move(merged);
+}
+
+// Buffer offsets (packed messages) and staging offsets (every message), and
+// which messages MPI may use in place.
+void assign_offsets(std::vector<PeerMessage>& messages) {
   std::int64_t offset = 0, staging_offset = 0;
   for (auto& m : messages) {
     m.staging_offset = staging_offset;
     staging_offset += m.count;
-    m.blocks = fuse_blocks(m.blocks);
-    m.direct = m.blocks.size() == 1 && m.blocks[0].contiguous();
+    m.direct = m.indices.count == 0 && m.blocks.size() == 1 && m.blocks[0].contiguous();
     if (m.count > INT_MAX)
       throw Error("a message to or from rank " + std::to_string(m.peer) + " holds " +
                       std::to_string(m.count) + " elements, more than an MPI count can express",
@@ -91,7 +124,6 @@ std::vector<PeerMessage> merge_by_peer(const Requests& requests) {
       offset += m.count;
     }
   }
-  return messages;
 }
 
 std::int64_t buffer_count(const std::vector<PeerMessage>& messages) {
@@ -196,6 +228,42 @@ void BlockMessagePlan::recv(int peer, const StridedBlock& block) {
     append(recv_requests_, peer, block);
 }
 
+std::string BlockMessagePlan::index_error(int peer, const std::vector<std::int64_t>& offsets,
+                                          int process_count) {
+  if (peer < 0 || peer >= process_count)
+    return "peer " + std::to_string(peer) + " is outside the communicator of " +
+           std::to_string(process_count) + " ranks";
+  for (std::int64_t o : offsets)
+    if (o < 0) return "index list with offset " + std::to_string(o) + ", below local memory";
+  return {};
+}
+
+void BlockMessagePlan::send_indices(int peer, const std::vector<std::int64_t>& offsets) {
+  if (built_) throw Error("send_indices() after build()", world_rank_or_unknown(), kOperation);
+  if (!error_.empty()) return;
+  error_ = index_error(peer, offsets, process_count_);
+  if (!error_.empty() || offsets.empty()) return;
+  has_indices_ = true;
+  send_required_ = std::max(send_required_, *std::max_element(offsets.begin(), offsets.end()) + 1);
+  if (peer == my_rank_)
+    self_send_offsets_.insert(self_send_offsets_.end(), offsets.begin(), offsets.end());
+  else
+    send_index_requests_.push_back({peer, offsets});
+}
+
+void BlockMessagePlan::recv_indices(int peer, const std::vector<std::int64_t>& offsets) {
+  if (built_) throw Error("recv_indices() after build()", world_rank_or_unknown(), kOperation);
+  if (!error_.empty()) return;
+  error_ = index_error(peer, offsets, process_count_);
+  if (!error_.empty() || offsets.empty()) return;
+  has_indices_ = true;
+  recv_required_ = std::max(recv_required_, *std::max_element(offsets.begin(), offsets.end()) + 1);
+  if (peer == my_rank_)
+    self_recv_offsets_.insert(self_recv_offsets_.end(), offsets.begin(), offsets.end());
+  else
+    recv_index_requests_.push_back({peer, offsets});
+}
+
 void BlockMessagePlan::build() {
   if (built_) throw Error("build() called twice", world_rank_or_unknown(), kOperation);
   if (!error_.empty()) throw Error(error_, world_rank_or_unknown(), kOperation);
@@ -208,6 +276,11 @@ void BlockMessagePlan::build() {
                     std::to_string(self_recv_count),
                 world_rank_or_unknown(), kOperation);
   local_count_ = self_send_count;
+  if (self_send_offsets_.size() != self_recv_offsets_.size())
+    throw Error("index lists sent to self hold " + std::to_string(self_send_offsets_.size()) +
+                    " elements but index lists received from self hold " +
+                    std::to_string(self_recv_offsets_.size()),
+                world_rank_or_unknown(), kOperation);
 
   // Collectives declare one peer after another, so this is usually sorted
   // already; a stable sort keeps each peer's blocks in declaration order.
@@ -215,8 +288,18 @@ void BlockMessagePlan::build() {
   for (auto* requests : {&send_requests_, &recv_requests_})
     if (!std::is_sorted(requests->begin(), requests->end(), by_peer))
       std::stable_sort(requests->begin(), requests->end(), by_peer);
+  auto index_by_peer = [](const IndexRequest& a, const IndexRequest& b) { return a.peer < b.peer; };
+  for (auto* requests : {&send_index_requests_, &recv_index_requests_})
+    if (!std::is_sorted(requests->begin(), requests->end(), index_by_peer))
+      std::stable_sort(requests->begin(), requests->end(), index_by_peer);
   sends_ = merge_by_peer(send_requests_);
   recvs_ = merge_by_peer(recv_requests_);
+  attach_indices(sends_, send_index_requests_);
+  attach_indices(recvs_, recv_index_requests_);
+  assign_offsets(sends_);
+  assign_offsets(recvs_);
+  local_index_sends_ = IndexList::from(self_send_offsets_);
+  local_index_recvs_ = IndexList::from(self_recv_offsets_);
   send_buffer_count_ = buffer_count(sends_);
   recv_buffer_count_ = buffer_count(recvs_);
 
@@ -244,6 +327,9 @@ void BlockMessagePlan::build() {
     local_copies_ = std::move(pairs);
   }
   for (auto* v : {&send_requests_, &recv_requests_}) std::vector<Request>().swap(*v);
+  for (auto* v : {&send_index_requests_, &recv_index_requests_})
+    std::vector<IndexRequest>().swap(*v);
+  for (auto* v : {&self_send_offsets_, &self_recv_offsets_}) std::vector<std::int64_t>().swap(*v);
   for (auto* v : {&self_send_requests_, &self_recv_requests_}) std::vector<StridedBlock>().swap(*v);
   built_ = true;
 }

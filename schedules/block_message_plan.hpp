@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include <adlib/runtime/index_list.hpp>
 #include <adlib/runtime/strided_block.hpp>
 
 namespace adlib {
@@ -24,10 +25,13 @@ namespace adlib {
 struct PeerMessage {
   int peer = -1;                     ///< the other rank
   std::vector<StridedBlock> blocks;  ///< fused and normalised after build()
-  std::int64_t count = 0;            ///< elements
+  IndexList indices;                 ///< elements given one by one, after the blocks
+  std::int64_t count = 0;            ///< elements (blocks and indices)
   std::int64_t buffer_offset = 0;    ///< in elements, into this side's pack buffer
   std::int64_t staging_offset = 0;   ///< the same when every message is buffered (host staging)
   bool direct = false;               ///< one contiguous block: MPI reads/writes user memory
+  /// Elements in the blocks (the indices follow them in the message).
+  std::int64_t block_count() const { return count - indices.count; }
 };
 
 /// A local copy: `send_side` block of the send memory <-> `recv_side` block of
@@ -54,6 +58,12 @@ class BlockMessagePlan {
   void send(int peer, const StridedBlock& block);
   /// `block` of the receive memory comes from `peer`.
   void recv(int peer, const StridedBlock& block);
+  /// The elements at `offsets` of the send memory, in that order, go to
+  /// `peer`, after its blocks (an index-list message).
+  void send_indices(int peer, const std::vector<std::int64_t>& offsets);
+  /// The elements at `offsets` of the receive memory, in that order, come
+  /// from `peer`, after its blocks.
+  void recv_indices(int peer, const std::vector<std::int64_t>& offsets);
 
   /// Sorts by peer (stable: the blocks of one peer keep their order), merges
   /// blocks per peer into one message, fuses runs of equally shaped blocks,
@@ -82,8 +92,16 @@ class BlockMessagePlan {
   const std::vector<StridedBlock>& local_send_blocks() const { return self_sends_; }
   /// The staged self-blocks of the receive side (see local_copies_staged()).
   const std::vector<StridedBlock>& local_recv_blocks() const { return self_recvs_; }
-  /// Elements copied locally (self-messages).
+  /// Elements copied locally in blocks (self-messages).
   std::int64_t local_count() const { return local_count_; }
+  /// Self index lists: the elements of the send memory read (forward) and of
+  /// the receive memory written, element k to element k (empty lists if
+  /// none).
+  const IndexList& local_index_sends() const { return local_index_sends_; }
+  /// See local_index_sends().
+  const IndexList& local_index_recvs() const { return local_index_recvs_; }
+  /// Does any message or local copy use index lists?
+  bool has_indices() const { return has_indices_; }
 
   /// Pack-buffer sizes in elements for the send-side and receive-side messages.
   /// With `staging`, direct messages are buffered too (device memory staged
@@ -119,6 +137,17 @@ class BlockMessagePlan {
   std::vector<Request> send_requests_, recv_requests_;
   /// Self-blocks stay unfused until build(): they are paired block by block.
   std::vector<StridedBlock> self_send_requests_, self_recv_requests_;
+  /// Index-list requests, per peer, raw until build().
+  struct IndexRequest {
+    int peer;
+    std::vector<std::int64_t> offsets;
+  };
+  static std::string index_error(int peer, const std::vector<std::int64_t>& offsets,
+                                 int process_count);
+  std::vector<IndexRequest> send_index_requests_, recv_index_requests_;
+  std::vector<std::int64_t> self_send_offsets_, self_recv_offsets_;
+  IndexList local_index_sends_, local_index_recvs_;
+  bool has_indices_ = false;
   std::vector<PeerMessage> sends_, recvs_;
   std::vector<LocalCopy> local_copies_;
   std::vector<StridedBlock> self_sends_, self_recvs_;

@@ -28,7 +28,8 @@ std::int64_t route_messages(const std::vector<PeerMessage>& messages, bool arriv
     if (may_be_in_place) {
       // Datatypes only over host memory: MPI's datatype engines walk device
       // memory element by element, if at all.
-      routed.datatype = memory.host && uses_datatype(m, kind.element_size, policy);
+      routed.datatype =
+          memory.host && m.indices.count == 0 && uses_datatype(m, kind.element_size, policy);
       routed.in_place = m.direct || routed.datatype;
     }
     if (!routed.in_place) {
@@ -64,6 +65,8 @@ MessageRoute::MessageRoute(const BlockMessagePlan& plan, const RouteKind& kind,
   local_reads_ = forward ? &plan.local_send_blocks() : &plan.local_recv_blocks();
   local_writes_ = forward ? &plan.local_recv_blocks() : &plan.local_send_blocks();
   local_buffer_count_ = plan.local_copies_staged() ? plan.local_count() : 0;
+  local_index_reads_ = forward ? &plan.local_index_sends() : &plan.local_index_recvs();
+  local_index_writes_ = forward ? &plan.local_index_recvs() : &plan.local_index_sends();
 
   std::vector<SourceCopy> copies;
   for (const RoutedMessage& routed : outgoing_) {
@@ -76,6 +79,7 @@ MessageRoute::MessageRoute(const BlockMessagePlan& plan, const RouteKind& kind,
       copies.push_back({block, dense, true, m.count});
       position += block.count();
     }
+    if (m.indices.count > 0) index_packs_.push_back({&m.indices, position, m.count});
   }
   if (!plan.local_copies_staged())
     for (const auto& c : plan.local_copies())

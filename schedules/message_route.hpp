@@ -82,6 +82,14 @@ struct SourceWalk {
   bool packs = false;              ///< one of the copies packs
 };
 
+/// The index-list part of an outgoing message, packed after its blocks
+/// (array k's part at `buffer_offset + k * array_stride`).
+struct IndexPack {
+  const IndexList* list = nullptr;  ///< offsets in the source array
+  std::int64_t buffer_offset = 0;   ///< where array 0's elements go in the buffer
+  std::int64_t array_stride = 0;    ///< buffer elements between arrays' parts
+};
+
 /// The copy program of one kind of execution (see the file overview).
 class MessageRoute {
  public:
@@ -115,6 +123,13 @@ class MessageRoute {
   const std::vector<StridedBlock>& local_writes() const { return *local_writes_; }
   /// Elements of the local buffer (one array at a time).
   std::int64_t local_buffer_count() const { return local_buffer_count_; }
+  /// The index lists to pack, after the walks (index-list messages).
+  const std::vector<IndexPack>& index_packs() const { return index_packs_; }
+  /// Self index lists: read from the source and written (combined) into the
+  /// destination, element k to element k, in this route's direction.
+  const IndexList& local_index_reads() const { return *local_index_reads_; }
+  /// See local_index_reads().
+  const IndexList& local_index_writes() const { return *local_index_writes_; }
 
  private:
   RouteKind kind_;
@@ -125,6 +140,9 @@ class MessageRoute {
   const std::vector<StridedBlock>* local_reads_ = nullptr;
   const std::vector<StridedBlock>* local_writes_ = nullptr;
   std::int64_t local_buffer_count_ = 0;
+  std::vector<IndexPack> index_packs_;
+  const IndexList* local_index_reads_ = nullptr;
+  const IndexList* local_index_writes_ = nullptr;
 };
 
 }  // namespace adlib

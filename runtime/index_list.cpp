@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <adlib/runtime/index_list.hpp>
+
+#include <algorithm>
+
+namespace adlib {
+
+namespace {
+
+void add_single(IndexList& list, std::int64_t offset) {
+  if (list.segments.empty() || list.segments.back().run)
+    list.segments.push_back({static_cast<std::int64_t>(list.singles.size()), 0, false});
+  list.singles.push_back(offset);
+  ++list.segments.back().count;
+}
+
+void add_run(IndexList& list, std::int64_t first, std::int64_t count) {
+  list.segments.push_back({first, count, true});
+}
+
+bool has_repeats(const IndexList& list) {
+  std::vector<std::int64_t> sorted = list.offsets();
+  std::sort(sorted.begin(), sorted.end());
+  return std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
+}
+
+}  // namespace
+
+IndexList IndexList::from(const std::vector<std::int64_t>& offsets) {
+  IndexList list;
+  const auto n = static_cast<std::int64_t>(offsets.size());
+  std::int64_t i = 0;
+  while (i < n) {
+    std::int64_t j = i + 1;
+    while (j < n && offsets[j] == offsets[j - 1] + 1) ++j;
+    if (j - i >= kMinIndexRun) {
+      add_run(list, offsets[i], j - i);
+    } else {
+      for (std::int64_t k = i; k < j; ++k) add_single(list, offsets[k]);
+    }
+    i = j;
+  }
+  // Plan memory is what the schedule keeps for its life: no growth slack.
+  list.singles.shrink_to_fit();
+  list.segments.shrink_to_fit();
+  list.count = n;
+  if (n > 0) {
+    const auto [low, high] = std::minmax_element(offsets.begin(), offsets.end());
+    list.lowest = *low;
+    list.highest = *high;
+  }
+  list.repeats = has_repeats(list);
+  return list;
+}
+
+void IndexList::append(const IndexList& other) {
+  if (other.count == 0) return;
+  const std::int64_t shift = static_cast<std::int64_t>(singles.size());
+  for (Segment s : other.segments) {
+    if (!s.run) {
+      s.first += shift;
+      if (!segments.empty() && !segments.back().run) {
+        segments.back().count += s.count;
+        continue;
+      }
+    }
+    segments.push_back(s);
+  }
+  singles.insert(singles.end(), other.singles.begin(), other.singles.end());
+  lowest = count == 0 ? other.lowest : std::min(lowest, other.lowest);
+  highest = count == 0 ? other.highest : std::max(highest, other.highest);
+  count += other.count;
+  repeats = repeats || other.repeats || has_repeats(*this);
+}
+
+std::vector<std::int64_t> IndexList::offsets() const {
+  std::vector<std::int64_t> out;
+  out.reserve(static_cast<std::size_t>(count));
+  for (const Segment& s : segments)
+    for (std::int64_t k = 0; k < s.count; ++k)
+      out.push_back(s.run ? s.first + k : singles[static_cast<std::size_t>(s.first + k)]);
+  return out;
+}
+
+}  // namespace adlib

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// IndexList (runtime/index_list.hpp) and index-list messages in
+// BlockMessagePlan: the element sequence survives the compact form (runs of
+// consecutive offsets, stretches of single ones) whatever the input, the
+// plan memory stays within 8 bytes per single element, repeats are
+// detected, and a peer's message carries its blocks then its index lists.
+#include <gtest/gtest.h>
+
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+#include <vector>
+
+#include <adlib/runtime/index_list.hpp>
+#include <adlib/runtime/pack.hpp>
+#include <adlib/schedules/block_message_plan.hpp>
+#include "test_layouts.hpp"
+
+namespace {
+
+using adlib::IndexList;
+using Offsets = std::vector<std::int64_t>;
+
+Offsets random_offsets(adlib_test::Rng& rng) {
+  Offsets out;
+  const auto pieces = rng.uniform(0, 6);
+  for (std::int64_t p = 0; p < pieces; ++p) {
+    if (rng.chance(40)) {
+      const auto first = rng.uniform(0, 500), n = rng.uniform(1, 30);  // a run, maybe long
+      for (std::int64_t k = 0; k < n; ++k) out.push_back(first + k);
+    } else {
+      const auto n = rng.uniform(1, 12);
+      for (std::int64_t k = 0; k < n; ++k) out.push_back(rng.uniform(0, 500));
+    }
+  }
+  return out;
+}
+
+TEST(SerialIndexList, KeepsTheSequenceAndItsRepeats) {
+  adlib_test::Rng rng(3);
+  for (int trial = 0; trial < 2000; ++trial) {
+    const Offsets offsets = random_offsets(rng);
+    const IndexList list = IndexList::from(offsets);
+    ASSERT_EQ(list.offsets(), offsets);
+    ASSERT_EQ(list.count, static_cast<std::int64_t>(offsets.size()));
+    std::vector<std::int64_t> sorted = offsets;
+    std::sort(sorted.begin(), sorted.end());
+    ASSERT_EQ(list.repeats, std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end());
+    // 8 bytes per element outside runs, plus one segment per stretch.
+    std::int64_t singles = 0;
+    for (const auto& s : list.segments) {
+      if (!s.run) singles += s.count;
+      if (s.run) {
+        ASSERT_GE(s.count, adlib::kMinIndexRun);
+      }
+    }
+    ASSERT_EQ(static_cast<std::int64_t>(list.singles.size()), singles);
+    // Appending keeps the concatenation.
+    const Offsets more = random_offsets(rng);
+    IndexList joined = list;
+    joined.append(IndexList::from(more));
+    Offsets both = offsets;
+    both.insert(both.end(), more.begin(), more.end());
+    ASSERT_EQ(joined.offsets(), both);
+  }
+  // A long run costs one segment; scattered offsets cost 8 bytes each.
+  Offsets run(10000);
+  for (std::int64_t k = 0; k < 10000; ++k) run[k] = 7 + k;
+  EXPECT_EQ(IndexList::from(run).segments.size(), 1u);
+  EXPECT_TRUE(IndexList::from(run).singles.empty());
+  Offsets scattered(10000);
+  for (std::int64_t k = 0; k < 10000; ++k) scattered[k] = 3 * k;
+  EXPECT_LE(IndexList::from(scattered).bytes(), 10000 * 8 + 64);
+}
+
+TEST(SerialIndexList, PackUnpackAndLocalCopyFollowTheList) {
+  adlib_test::Rng rng(5);
+  const Kokkos::DefaultHostExecutionSpace space;
+  for (int trial = 0; trial < 300; ++trial) {
+    const Offsets offsets = random_offsets(rng);
+    const IndexList list = IndexList::from(offsets);
+    std::vector<long long> memory(600), buffer(offsets.size());
+    for (std::size_t i = 0; i < memory.size(); ++i) memory[i] = 10 * static_cast<long long>(i);
+    adlib::pack_indices<long long>(space, memory.data(), list, buffer.data());
+    for (std::size_t k = 0; k < offsets.size(); ++k) ASSERT_EQ(buffer[k], memory[offsets[k]]);
+    // Unpack with add: every value counts, repeats included.
+    std::vector<long long> target(600, 1), expected(600, 1);
+    for (std::size_t k = 0; k < offsets.size(); ++k) {
+      buffer[k] = static_cast<long long>(k) + 1;
+      expected[offsets[k]] += buffer[k];
+    }
+    adlib::unpack_indices<long long>(space, target.data(), list, buffer.data(), adlib::op::add);
+    ASSERT_EQ(target, expected);
+    // A local copy between two lists of equal length and other shapes.
+    Offsets reversed(offsets.rbegin(), offsets.rend());
+    std::vector<long long> copy(600, -1), want(600, -1);
+    for (std::size_t k = 0; k < offsets.size(); ++k) want[reversed[k]] = memory[offsets[k]];
+    adlib::copy_indices<long long>(space, copy.data(), IndexList::from(reversed), memory.data(),
+                                   list);
+    ASSERT_EQ(copy, want);
+  }
+}
+
+TEST(SerialIndexList, MessagesCarryBlocksThenIndexLists) {
+  adlib::BlockMessagePlan plan(1, 3);
+  plan.send_indices(2, {9, 4, 4});
+  plan.send(2, adlib::StridedBlock::make(20, {3}, {1}));
+  plan.send_indices(0, {1});
+  plan.send_indices(2, {30, 31});
+  plan.recv_indices(1, {5, 6});
+  plan.send_indices(1, {7, 7});
+  plan.build();
+  ASSERT_EQ(plan.send_messages().size(), 2u);
+  const auto& to0 = plan.send_messages()[0];
+  EXPECT_EQ(to0.peer, 0);
+  EXPECT_EQ(to0.count, 1);
+  EXPECT_FALSE(to0.direct);
+  const auto& to2 = plan.send_messages()[1];
+  EXPECT_EQ(to2.peer, 2);
+  EXPECT_EQ(to2.count, 3 + 5);
+  EXPECT_EQ(to2.block_count(), 3);
+  EXPECT_EQ(to2.indices.offsets(), (Offsets{9, 4, 4, 30, 31}));
+  EXPECT_TRUE(to2.indices.repeats);
+  EXPECT_EQ(plan.local_index_sends().offsets(), (Offsets{7, 7}));
+  EXPECT_EQ(plan.local_index_recvs().offsets(), (Offsets{5, 6}));
+  EXPECT_EQ(plan.send_memory_required(), 32);
+  EXPECT_TRUE(plan.has_indices());
+
+  adlib::BlockMessagePlan uneven(0, 2);
+  uneven.send_indices(0, {1, 2});
+  uneven.recv_indices(0, {3});
+  EXPECT_THROW(uneven.build(), adlib::Error);
+  adlib::BlockMessagePlan negative(0, 2);
+  negative.send_indices(1, {-1});
+  EXPECT_THROW(negative.build(), adlib::Error);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Kokkos::initialize(argc, argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  const int result = RUN_ALL_TESTS();
+  Kokkos::finalize();
+  return result;
+}
