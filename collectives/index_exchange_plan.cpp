@@ -45,34 +45,27 @@ IndexRequests plan_requests(const ArrayLayout& layout, const std::vector<Index>&
   const Range& range = layout.range(0);
   const Triplet& section = layout.section_triplet(0);
   const std::size_t n = subscripts.size();
-  // 1. Owner and owner-local offset of every subscript.  A 1-D local block
-  // is contiguous (the last dimension's stride is 1), so an element's offset
-  // is its local position, ghost offset included.  Coordinates are numbered
+  // 1. Count the subscripts per owning coordinate.  Coordinates are numbered
   // in order of first appearance (a hash map over the coordinates touched:
   // nothing of the size of the range's process count).
-  std::vector<std::int64_t> offset(n);
-  std::vector<int> group(n);
   std::unordered_map<int, int> group_of;
   std::vector<int> coord_of_group;
   std::vector<std::size_t> group_start;  // counts first, then starts
   int last_coord = -1, last_group = -1;
-  for (std::size_t k = 0; k < n; ++k) {
-    const Owner o = range.owner(section.at(subscripts[k]));
-    offset[k] = o.local;
-    if (o.coord != last_coord) {  // runs of one owner are common: skip the lookup
-      const auto found = group_of.emplace(o.coord, static_cast<int>(coord_of_group.size()));
+  auto group_of_coord = [&](int coord) {
+    if (coord != last_coord) {  // runs of one owner are common: skip the lookup
+      const auto found = group_of.emplace(coord, static_cast<int>(coord_of_group.size()));
       if (found.second) {
-        coord_of_group.push_back(o.coord);
+        coord_of_group.push_back(coord);
         group_start.push_back(0);
       }
-      last_coord = o.coord;
+      last_coord = coord;
       last_group = found.first->second;
     }
-    group[k] = last_group;
-    ++group_start[static_cast<std::size_t>(last_group)];
-  }
-  // 2. Positions grouped by owner, in list order within a group (a stable
-  // counting sort).
+    return static_cast<std::size_t>(last_group);
+  };
+  for (std::size_t k = 0; k < n; ++k)
+    ++group_start[group_of_coord(range.owner(section.at(subscripts[k])).coord)];
   std::size_t total = 0;
   for (std::size_t& start : group_start) {
     const std::size_t count = start;
@@ -80,11 +73,19 @@ IndexRequests plan_requests(const ArrayLayout& layout, const std::vector<Index>&
     total += count;
   }
   group_start.push_back(total);
-  std::vector<std::int64_t> grouped(n);
+  // 2. (owner-local offset, position) of every subscript, grouped by owner,
+  // in list order within a group (a stable counting sort; the owner is
+  // computed again rather than stored: Range::owner is a few operations,
+  // memory first touched is not).  A 1-D local block is contiguous (the last
+  // dimension's stride is 1), so an element's offset is its local position,
+  // ghost offset included.
+  std::vector<std::pair<std::int64_t, std::int64_t>> grouped(n);
   {
     std::vector<std::size_t> next(group_start.begin(), group_start.end() - 1);
-    for (std::size_t k = 0; k < n; ++k)
-      grouped[next[static_cast<std::size_t>(group[k])]++] = static_cast<std::int64_t>(k);
+    for (std::size_t k = 0; k < n; ++k) {
+      const Owner o = range.owner(section.at(subscripts[k]));
+      grouped[next[group_of_coord(o.coord)]++] = {o.local, static_cast<std::int64_t>(k)};
+    }
   }
 
   IndexRequests out;
@@ -92,7 +93,6 @@ IndexRequests plan_requests(const ArrayLayout& layout, const std::vector<Index>&
   const bool holds = layout.holds_data(me);
   const int my_coord = holds ? layout.coordinate(me, 0) : -1;
   std::vector<int> coords(1, 0);
-  std::vector<std::pair<std::int64_t, std::int64_t>> wanted;  // (offset, position)
   for (std::size_t g = 0; g < coord_of_group.size(); ++g) {
     const int coord = coord_of_group[g];
     const std::size_t begin = group_start[g], end = group_start[g + 1];
@@ -103,24 +103,24 @@ IndexRequests plan_requests(const ArrayLayout& layout, const std::vector<Index>&
       // the value, the others copy it (fan-out).
       const int owner =
           holds && my_coord == coord ? me : replica_of(layout, coords, coord, me % replicas);
-      wanted.clear();
-      for (std::size_t i = begin; i < end; ++i)
-        wanted.emplace_back(offset[static_cast<std::size_t>(grouped[i])], grouped[i]);
-      std::sort(wanted.begin(), wanted.end());
-      std::size_t distinct = wanted.empty() ? 0 : 1;
-      for (std::size_t i = 1; i < wanted.size(); ++i)
-        distinct += wanted[i].first != wanted[i - 1].first;
+      const auto first = grouped.begin() + static_cast<std::ptrdiff_t>(begin);
+      const auto last = grouped.begin() + static_cast<std::ptrdiff_t>(end);
+      std::sort(first, last);
+      std::size_t distinct = begin < end ? 1 : 0;
+      for (std::size_t i = begin + 1; i < end; ++i)
+        distinct += grouped[i].first != grouped[i - 1].first;
       SparseMessage<std::int64_t> message{owner, {}};
       PeerIndices receive{owner, {}};
       message.values.reserve(distinct);
       receive.offsets.reserve(distinct);
-      for (std::size_t i = 0; i < wanted.size(); ++i) {
-        if (i > 0 && wanted[i].first == wanted[i - 1].first) {
-          out.plan.fan_out.push_back({wanted[i].second, receive.offsets.back()});
+      for (std::size_t i = begin; i < end; ++i) {
+        if (i > begin && grouped[i].first == grouped[i - 1].first) {
+          // A repeat: fanned out from the first position that asked.
+          out.plan.fan_out.push_back({grouped[i].second, receive.offsets.back()});
           continue;
         }
-        message.values.push_back(wanted[i].first);
-        receive.offsets.push_back(wanted[i].second);
+        message.values.push_back(grouped[i].first);
+        receive.offsets.push_back(grouped[i].second);
       }
       out.to_owners.push_back(std::move(message));
       out.plan.exchange.recv_indices.push_back(std::move(receive));
@@ -131,8 +131,8 @@ IndexRequests plan_requests(const ArrayLayout& layout, const std::vector<Index>&
       message.values.reserve(end - begin);
       receive.offsets.reserve(end - begin);
       for (std::size_t i = begin; i < end; ++i) {
-        message.values.push_back(offset[static_cast<std::size_t>(grouped[i])]);
-        receive.offsets.push_back(grouped[i]);
+        message.values.push_back(grouped[i].first);
+        receive.offsets.push_back(grouped[i].second);
       }
       for (long long k = 0; k < replicas; ++k) {
         const int owner = replica_of(layout, coords, coord, k);
