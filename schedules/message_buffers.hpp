@@ -33,7 +33,9 @@ class MessageBuffers {
 
   /// Sizes in bytes that one route needs.
   struct Sizes {
-    std::size_t incoming = 0, outgoing = 0, local = 0;  ///< per buffer
+    std::size_t incoming = 0;  ///< bytes of the incoming buffer
+    std::size_t outgoing = 0;  ///< bytes of the outgoing buffer
+    std::size_t local = 0;     ///< bytes of the local buffer
   };
 
   /// Makes every buffer at least as large as `sizes` asks (host twins too

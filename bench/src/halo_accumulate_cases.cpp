@@ -24,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include <adlib/adlib.hpp>
+
 #include "common.hpp"
 #include "halo_geometry.hpp"
 
@@ -172,12 +174,37 @@ void halo_accumulate_case(const std::string& name, Index n) {
   const std::size_t added_cells = total_cells(plan, &Neighbour::send);
   const double bytes = static_cast<double>(added_cells) * 8;
 
-  // adlib lines go here (adlib:setup, then adlib): a DistArray with the
-  // local block of H2D's adlib_lines (halo_cases.cpp), filled with
-  // make_accumulate_array(g), the reverse of the halo schedule with add
-  // built once, then verified_time_op as below: prepare is reset_owned and
-  // an operation count of 0, the operation counts itself, the check is
-  // check_accumulated(name, "adlib", phase, g, data, count).
+  {  // adlib:setup, adlib: the reverse of H2D's WriteHalo, with add
+    adlib::ProcessGrid grid(adlib::Comm(comm()), {p});
+    adlib::DistArray<double, 2> array(grid,
+                                      {adlib::block(n).ghosts(1), adlib::collapsed(n).ghosts(1)});
+    double* data = array.local_view().data();
+    if (array.local_view().span() != g.cells) {
+      std::fprintf(stderr, "adlib_bench: %s: adlib's local block differs from the scenario's\n",
+                   name.c_str());
+      MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    const std::vector<double> start = make_accumulate_array(g);
+    std::copy(start.begin(), start.end(), data);
+    std::unique_ptr<adlib::WriteHalo<double, 2>> halo;
+    const Measurement setup =
+        time_setup([&] { halo = std::make_unique<adlib::WriteHalo<double, 2>>(array); });
+    report({name, "adlib:setup", "setup", setup, 0, 0,
+            "WriteHalo constructor: plan from the ranges, agreement, buffers", false});
+    long long operations = 0;
+    const Measurement m = verified_time_op(
+        [&] {
+          reset_owned(g, data);
+          operations = 0;
+        },
+        [&] {
+          halo->accumulate(array, adlib::op::add);
+          ++operations;
+        },
+        [&](const char* phase) { check_accumulated(name, "adlib", phase, g, data, operations); });
+    report({name, "adlib", "op", m, bytes, bytes,
+            "WriteHalo::accumulate with op::add (the exchange's schedule run backwards)"});
+  }
 
   {  // mpi-pack
     std::vector<double> a = make_accumulate_array(g);
