@@ -29,11 +29,14 @@
 #include <adlib/schedules/block_mess_schedule.hpp>
 
 #include <adlib/collectives/boundary.hpp>
+#include <adlib/collectives/gather.hpp>
 #include <adlib/collectives/gather_all.hpp>
 #include <adlib/collectives/halo_plan.hpp>
+#include <adlib/collectives/index_exchange_plan.hpp>
 #include <adlib/collectives/planned_schedule.hpp>
 #include <adlib/collectives/remap.hpp>
 #include <adlib/collectives/remap_plan.hpp>
+#include <adlib/collectives/scatter.hpp>
 #include <adlib/collectives/shift.hpp>
 #include <adlib/collectives/shift_plan.hpp>
 #include <adlib/collectives/write_halo.hpp>

@@ -10,9 +10,10 @@
 //   floor          that MPI_Alltoallv alone, on contiguous buffers that
 //                  already hold the messages
 //
-// Line order per case: (adlib lines, see the marked places in ga1_case and
-// sc1_case), mpi-alltoallv:setup, mpi-alltoallv, floor.  Each implementation
-// has its own arrays, freed before the next one allocates.
+// Line order per case: adlib:setup, adlib (Gather, or Scatter with the add
+// combine, schedule built once), mpi-alltoallv:setup, mpi-alltoallv, floor.
+// Each implementation has its own arrays, freed before the next one
+// allocates.
 //
 // The case's data (IrregularCase), its index stream (index_stream) and its
 // serial references (gather_expected, ScatterAddReference) do not depend on
@@ -20,12 +21,14 @@
 // operation.
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include <adlib/adlib.hpp>
 #include "common.hpp"
 
 namespace bench {
@@ -249,10 +252,25 @@ void ga1_case(Index m) {
   const IrregularCase c("GA1-" + std::to_string(m), Index(1) << 22, m);
   const double bytes = c.bytes(), offrank = c.offrank_bytes();
 
-  // adlib lines go here (adlib:setup, then adlib): a block-distributed
-  // DistArray filled with c.block_values(), the Gather schedule built once
-  // from c.idx, then verified_time_op with poison(out) / execute /
-  // verify_gather(c, "adlib", phase, out).
+  {  // adlib: the Gather schedule built once from c.idx
+    adlib::ProcessGrid line(MPI_COMM_WORLD, {c.p});
+    adlib::DistArray<double, 1, Kokkos::HostSpace> a(line, {adlib::block(c.n)});
+    const std::vector<double> block = c.block_values();
+    std::copy(block.begin(), block.end(), a.local_view().data());
+    std::vector<double> out(c.idx.size());
+    std::unique_ptr<adlib::Gather<double, Kokkos::HostSpace>> fetch;
+    const Measurement setup = time_setup(
+        [&] { fetch = std::make_unique<adlib::Gather<double, Kokkos::HostSpace>>(a, c.idx); });
+    report({c.name, "adlib:setup", "setup", setup, 0, 0,
+            "Gather constructor: requests grouped by owner, one exchange_sparse, schedule build",
+            false});
+    const Measurement op =
+        verified_time_op([&] { poison(out); }, [&] { fetch->execute(out.data(), a); },
+                         [&](const char* phase) { verify_gather(c, "adlib", phase, out.data()); });
+    report({c.name, "adlib", "op", op, bytes, offrank,
+            "index-list messages, repeated indices sent once and copied locally (" +
+                std::to_string(fetch->repeats()) + " here)"});
+  }
 
   {  // mpi-alltoallv
     const std::vector<double> block = c.block_values();
@@ -294,11 +312,32 @@ void sc1_case(Index m) {
   std::vector<double> values(c.idx.size());
   for (std::size_t k = 0; k < values.size(); ++k) values[k] = c.contribution(c.r, Index(k));
 
-  // adlib lines go here (adlib:setup, then adlib): a block-distributed
-  // DistArray x, the Scatter schedule with the add combine built once from
-  // c.idx, then verified_time_op as below: prepare resets x to
-  // c.block_values() and the operation count to 0, the operation counts
-  // itself, the check is reference.verify(c, "adlib", phase, x, count).
+  {  // adlib: the Scatter schedule with the add combine built once from c.idx
+    adlib::ProcessGrid line(MPI_COMM_WORLD, {c.p});
+    adlib::DistArray<double, 1, Kokkos::HostSpace> x(line, {adlib::block(c.n)});
+    double* xs = x.local_view().data();
+    using AddScatter = adlib::Scatter<double, Kokkos::HostSpace, adlib::op::Add>;
+    std::unique_ptr<AddScatter> assemble;
+    const Measurement setup =
+        time_setup([&] { assemble = std::make_unique<AddScatter>(x, c.idx, adlib::op::add); });
+    report({c.name, "adlib:setup", "setup", setup, 0, 0,
+            "Scatter constructor: requests grouped by owner, one exchange_sparse, schedule build",
+            false});
+    long long operations = 0;
+    const std::vector<double> start = c.block_values();
+    const Measurement op = verified_time_op(
+        [&] {
+          std::copy(start.begin(), start.end(), xs);
+          operations = 0;
+        },
+        [&] {
+          assemble->execute(x, values.data());
+          ++operations;
+        },
+        [&](const char* phase) { reference.verify(c, "adlib", phase, xs, operations); });
+    report({c.name, "adlib", "op", op, bytes, offrank,
+            "index-list messages, every contribution sent, owners add as messages arrive"});
+  }
 
   {  // mpi-alltoallv
     std::vector<double> x = c.block_values();

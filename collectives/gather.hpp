@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/// @file
+/// Gather: every rank reads the elements of a distributed 1-D array at a list
+/// of global subscripts that only it knows (the vector form of Adlib's
+/// Gather, PETSc's VecScatter from a global vector into a local one):
+/// out[k] = src[subscripts[k]].
+///
+/// @code
+///   adlib::DistArray<double, 1> x(grid, {adlib::block(n)});
+///   std::vector<adlib::Index> wanted = {17, 3, 17, n - 1};  // any, repeats allowed
+///   adlib::Gather fetch(x, wanted);             // negotiate once (collective)
+///   Kokkos::View<double*> out("out", wanted.size());
+///   for (int step = 0; step < steps; ++step) {
+///     ...                                       // update x
+///     fetch.execute(out, x);                    // out[k] = x[wanted[k]], many times
+///   }
+///   adlib::gather(out, x, wanted);              // one-shot: plan, execute, drop
+/// @endcode
+///
+/// Construction is collective over the array's communicator: the
+/// subscripts are checked (out of range on any rank: the same adlib::Error
+/// on every rank, before any message), each rank tells the owners what it
+/// needs with one sparse exchange (runtime/sparse_exchange.hpp: no data of
+/// size P on any rank), and the schedule is built (collectives/
+/// index_exchange_plan.hpp).  A subscript listed several times travels once
+/// and is copied locally to its other positions after the messages arrive;
+/// subscripts this rank holds are copied locally, without MPI.  A replicated
+/// array is read from one replica: this rank's own copy when it has one, else
+/// replica (rank mod replicas).  Any array of the planned layout may be
+/// gathered from afterwards.
+///
+/// The template arguments are deduced from the array: `adlib::Gather g(x,
+/// wanted)` is a Gather<double, MemorySpace> for a DistArray<double, 1>.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+#include <cstddef>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <adlib/collectives/index_exchange_plan.hpp>
+#include <adlib/collectives/planned_schedule.hpp>
+#include <adlib/ranges/dist_array.hpp>
+#include <adlib/runtime/comm.hpp>
+#include <adlib/runtime/sparse_exchange.hpp>
+#include <adlib/schedules/block_mess_schedule.hpp>
+
+namespace adlib {
+
+namespace detail {
+
+/// The fan-out kernel of a Gather: out[to] = out[from] for each pair.  The
+/// targets are distinct and never a source, so the copies are independent.
+template <class T, class FanOutView>
+struct ApplyFanOut {
+  T* out;              ///< the gathered vector
+  FanOutView fan_out;  ///< the copies
+  /// One copy.
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const {
+    out[fan_out(i).to] = out[fan_out(i).from];
+  }
+};
+
+/// Copies a host vector of plain values into a new View of MemorySpace.
+template <class MemorySpace, class V>
+Kokkos::View<V*, MemorySpace> to_view(const std::vector<V>& values, const char* label) {
+  Kokkos::View<V*, MemorySpace> view(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), values.size());
+  auto host = Kokkos::create_mirror_view(view);
+  for (std::size_t i = 0; i < values.size(); ++i) host(i) = values[i];
+  Kokkos::deep_copy(view, host);
+  return view;
+}
+
+/// Empty when `view` is a rank-1 View with unit stride and at least `count`
+/// elements, else the reason.
+template <class View>
+std::string vector_view_error(const View& view, std::size_t count, const char* what) {
+  if (view.extent(0) < count)
+    return std::string(what) + " has " + std::to_string(view.extent(0)) + " elements, " +
+           std::to_string(count) + " needed";
+  if (view.extent(0) > 1 && view.stride(0) != 1)
+    return std::string(what) + " must have unit stride (it has stride " +
+           std::to_string(view.stride(0)) + ")";
+  return {};
+}
+
+}  // namespace detail
+
+/// A planned gather of one rank's list of global subscripts from 1-D arrays
+/// of one layout (see the file overview): construct once (collective),
+/// execute many times.
+template <class T, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
+class Gather : public RunsSchedule<MemorySpace> {
+  static_assert(std::is_trivially_copyable<T>::value, "Gather moves elements as bytes");
+
+ public:
+  /// The arrays it reads.
+  using array_type = DistArray<T, 1, MemorySpace>;
+
+  /// Plans the gather of `subscripts` (positions 0 .. src.extent(0)-1 of the
+  /// array, repeats allowed; each rank its own list, possibly empty) from
+  /// arrays of `src`'s layout.  Collective.  `config`: transfer choice,
+  /// checked mode (runtime/configuration.hpp); the same on every rank, as
+  /// are the element type and the layout.
+  Gather(const array_type& src, const std::vector<Index>& subscripts,
+         const Configuration& config = Configuration::environment())
+      : Gather(src.layout(), subscripts, config) {}
+
+  /// The same from the layout alone.
+  Gather(const ArrayLayout& layout, const std::vector<Index>& subscripts,
+         const Configuration& config = Configuration::environment())
+      : RunsSchedule<MemorySpace>(config), layout_(layout), count_(subscripts.size()) {
+    IndexPlan plan =
+        plan_index_exchange(layout, subscripts, IndexAccess::gather, "Gather", config.error,
+                            element_and_configuration_fingerprint<T>(config), &negotiation_);
+    fan_out_count_ = plan.fan_out.size();
+    if (!plan.fan_out.empty())
+      fan_out_ = detail::to_view<MemorySpace>(plan.fan_out, "adlib::Gather::fan_out");
+    this->schedule_ =
+        build_schedule<T, MemorySpace>(layout.group().grid().comm(), plan.exchange, config);
+  }
+
+  /// out[k] = src[subscripts[k]] for every k: `out` is a rank-1 View of the
+  /// schedule's memory space, unit stride, at least size() elements.
+  template <class View, class = std::enable_if_t<Kokkos::is_view<View>::value>>
+  void execute(const View& out, const array_type& src) {
+    start(out, src);
+    finish();
+  }
+  /// The same into memory of the schedule's space: `out` holds size()
+  /// elements (may be null when size() is 0).
+  void execute(T* out, const array_type& src) {
+    start(out, src);
+    finish();
+  }
+
+  /// execute() in two halves: start() posts the messages and does the local
+  /// copies; `out` must not be read, nor `src`'s local block written, before
+  /// finish().
+  template <class View, class = std::enable_if_t<Kokkos::is_view<View>::value>>
+  void start(const View& out, const array_type& src) {
+    static_assert(static_cast<int>(View::rank) == 1, "Gather writes a rank-1 View");
+    static_assert(std::is_same<typename View::value_type, T>::value,
+                  "the View's elements must be the Gather's element type (not const)");
+    static_assert(std::is_same<typename View::memory_space, MemorySpace>::value,
+                  "the View must live in the Gather's memory space");
+    start_checked(out.data(), detail::vector_view_error(out, count_, "the output View"), src);
+  }
+  /// The pointer form of start().
+  void start(T* out, const array_type& src) {
+    start_checked(out, count_ > 0 && out == nullptr ? "the output is null" : std::string(), src);
+  }
+  /// Waits for the messages, then copies repeated subscripts' values to
+  /// their other positions.
+  void finish() {
+    this->schedule_->finish();
+    if (fan_out_count_ == 0) return;
+    using execution_space = typename BlockMessSchedule<MemorySpace>::execution_space;
+    Kokkos::parallel_for("adlib::Gather::fan_out",
+                         Kokkos::RangePolicy<execution_space>(0, fan_out_count_),
+                         detail::ApplyFanOut<T, decltype(fan_out_)>{out_, fan_out_});
+    execution_space().fence();
+  }
+
+  /// The number of subscripts (the output's length) on this rank.
+  std::size_t size() const { return count_; }
+  /// Subscripts that repeat an earlier one: copied locally, not sent.
+  std::size_t repeats() const { return fan_out_count_; }
+  /// The layout every gathered array must have.
+  const ArrayLayout& layout() const { return layout_; }
+  /// What the build-time negotiation cost this rank (messages, bytes,
+  /// requests: none of them depends on the number of ranks).
+  const SparseExchangeStatistics& negotiation() const { return negotiation_; }
+
+ private:
+  void start_checked(T* out, std::string error, const array_type& src) {
+    if (error.empty() && src.layout() != layout_)
+      error = "source has layout " + src.layout().describe() + " but the Gather was built for " +
+              layout_.describe();
+    this->agree_to_execute(error, 1, "Gather::execute");
+    out_ = out;
+    this->schedule_->start(out, count_, src.local_view().data(), src.local_view().span());
+  }
+
+  ArrayLayout layout_;
+  std::size_t count_ = 0;
+  std::size_t fan_out_count_ = 0;
+  Kokkos::View<FanOut*, MemorySpace> fan_out_;
+  SparseExchangeStatistics negotiation_;
+  T* out_ = nullptr;  ///< the output of the execution in flight
+};
+
+/// Deduction guide: adlib::Gather g(x, subscripts) takes T and MemorySpace
+/// from the array.
+template <class T, class MemorySpace>
+Gather(const DistArray<T, 1, MemorySpace>&, const std::vector<Index>&) -> Gather<T, MemorySpace>;
+/// The same with a Configuration.
+template <class T, class MemorySpace>
+Gather(const DistArray<T, 1, MemorySpace>&, const std::vector<Index>&, const Configuration&)
+    -> Gather<T, MemorySpace>;
+
+/// One-shot gather (collective): plan, out[k] = src[subscripts[k]], drop
+/// the schedule.  `out`: a rank-1 View or a pointer, as Gather::execute.
+template <class Out, class T, class MemorySpace>
+void gather(const Out& out, const DistArray<T, 1, MemorySpace>& src,
+            const std::vector<Index>& subscripts) {
+  Gather<T, MemorySpace> schedule(src, subscripts);
+  schedule.execute(out, src);
+}
+
+}  // namespace adlib
