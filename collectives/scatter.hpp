@@ -28,11 +28,11 @@
 /// sending side (which would be right for associative operations only), so
 /// the owner applies the operation to each contribution, one by one.  Order:
 /// one rank's contributions are applied in list order; an owner applies its
-/// own contributions first (local copies), then each other rank's message as
-/// the executor unpacks it (runtime/combine.hpp).  So with op::replace an
-/// element that several ranks write ends up as one of those ranks' last
-/// contribution to it; commutative operations (add, min, max, product) give
-/// the same result in any order, exactly for integers.  A replicated array
+/// own contributions first (local copies), then the other ranks' messages in
+/// rank order (runtime/combine.hpp), so a combining scatter gives the same
+/// result in every run, bitwise.  With op::replace (which does not combine)
+/// messages are unpacked as they arrive: an element that several ranks write
+/// ends up as one of those ranks' last contribution to it.  A replicated array
 /// receives every contribution in every replica, so its replicas stay equal.
 ///
 /// Construction is collective and agrees across ranks on the layout, the
