@@ -25,8 +25,8 @@
 #include <vector>
 
 #include <adlib/collectives/boundary.hpp>
-#include <adlib/schedules/exchange_plan.hpp>
 #include <adlib/ranges/array_layout.hpp>
+#include <adlib/schedules/exchange_plan.hpp>
 
 namespace adlib {
 

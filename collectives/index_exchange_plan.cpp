@@ -90,8 +90,6 @@ IndexRequests plan_requests(const ArrayLayout& layout, const std::vector<Index>&
 
   IndexRequests out;
   const long long replicas = layout.replica_count();
-  const bool holds = layout.holds_data(me);
-  const int my_coord = holds ? layout.coordinate(me, 0) : -1;
   std::vector<int> coords(1, 0);
   for (std::size_t g = 0; g < coord_of_group.size(); ++g) {
     const int coord = coord_of_group[g];
@@ -102,7 +100,7 @@ IndexRequests plan_requests(const ArrayLayout& layout, const std::vector<Index>&
       // offsets ascend, each once; the first position that asked receives
       // the value, the others copy it (fan-out).
       const int owner =
-          holds && my_coord == coord ? me : replica_of(layout, coords, coord, me % replicas);
+          gather_owner(layout, subscripts[static_cast<std::size_t>(grouped[begin].second)], me);
       const auto first = grouped.begin() + static_cast<std::ptrdiff_t>(begin);
       const auto last = grouped.begin() + static_cast<std::ptrdiff_t>(end);
       std::sort(first, last);

@@ -18,7 +18,11 @@ void add_run(IndexList& list, std::int64_t first, std::int64_t count) {
   list.segments.push_back({first, count, true});
 }
 
-bool has_repeats(const IndexList& list) {
+bool has_repeats(const IndexList& list, const std::vector<std::int64_t>& offsets) {
+  // Lists planners make are often ascending (a gather's owner side, blocks
+  // listed in order): no repeat, and no sort needed to see it.
+  const auto descends = [](std::int64_t a, std::int64_t b) { return b <= a; };
+  if (std::adjacent_find(offsets.begin(), offsets.end(), descends) == offsets.end()) return false;
   std::vector<std::int64_t> sorted = list.offsets();
   std::sort(sorted.begin(), sorted.end());
   return std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
@@ -49,28 +53,8 @@ IndexList IndexList::from(const std::vector<std::int64_t>& offsets) {
     list.lowest = *low;
     list.highest = *high;
   }
-  list.repeats = has_repeats(list);
+  list.repeats = has_repeats(list, offsets);
   return list;
-}
-
-void IndexList::append(const IndexList& other) {
-  if (other.count == 0) return;
-  const std::int64_t shift = static_cast<std::int64_t>(singles.size());
-  for (Segment s : other.segments) {
-    if (!s.run) {
-      s.first += shift;
-      if (!segments.empty() && !segments.back().run) {
-        segments.back().count += s.count;
-        continue;
-      }
-    }
-    segments.push_back(s);
-  }
-  singles.insert(singles.end(), other.singles.begin(), other.singles.end());
-  lowest = count == 0 ? other.lowest : std::min(lowest, other.lowest);
-  highest = count == 0 ? other.highest : std::max(highest, other.highest);
-  count += other.count;
-  repeats = repeats || other.repeats || has_repeats(*this);
 }
 
 std::vector<std::int64_t> IndexList::offsets() const {

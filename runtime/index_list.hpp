@@ -49,8 +49,6 @@ struct IndexList {
   static IndexList from(std::initializer_list<std::int64_t> offsets) {
     return from(std::vector<std::int64_t>(offsets));
   }
-  /// Appends `other` after this list.
-  void append(const IndexList& other);
   /// The offsets, in order (expanded: for tests and inspection).
   std::vector<std::int64_t> offsets() const;
   /// Bytes of plan memory held (segments and singles).

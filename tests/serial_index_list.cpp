@@ -54,13 +54,6 @@ TEST(SerialIndexList, KeepsTheSequenceAndItsRepeats) {
       }
     }
     ASSERT_EQ(static_cast<std::int64_t>(list.singles.size()), singles);
-    // Appending keeps the concatenation.
-    const Offsets more = random_offsets(rng);
-    IndexList joined = list;
-    joined.append(IndexList::from(more));
-    Offsets both = offsets;
-    both.insert(both.end(), more.begin(), more.end());
-    ASSERT_EQ(joined.offsets(), both);
   }
   // A long run costs one segment; scattered offsets cost 8 bytes each.
   Offsets run(10000);

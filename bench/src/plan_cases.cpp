@@ -45,8 +45,7 @@ void for_each_element(const adlib::StridedBlock& b, F&& f) {
 }
 
 std::size_t plan_bytes(const adlib::ExchangePlan& plan) {
-  return sizeof(plan) +
-         (plan.sends.capacity() + plan.recvs.capacity()) * sizeof(adlib::PeerBlock);
+  return sizeof(plan) + (plan.sends.capacity() + plan.recvs.capacity()) * sizeof(adlib::PeerBlock);
 }
 
 std::size_t message_plan_bytes(const adlib::BlockMessagePlan& plan) {

@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
     adlib::DistArray<double, 1> y(line, {adlib::cyclic(n)});
     adlib::Remap to_cyclic(y, x);
     x.fill([](const std::array<Index, 1>& g) { return double(g[0]); });
-    to_cyclic.execute(y, x);                 // y[g] = x[g]
+    to_cyclic.execute(y, x);                  // y[g] = x[g]
     to_cyclic.reverse(x, y, adlib::op::add);  // x[g] += y[g]
     ok = holds(x, [](Index g) { return 2.0 * double(g); }) && ok;
   }

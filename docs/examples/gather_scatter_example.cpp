@@ -47,7 +47,6 @@ int main(int argc, char** argv) {
   }
   int total = 0;
   ADLIB_MPI(MPI_Allreduce(&wrong, &total, 1, MPI_INT, MPI_SUM, comm.get()), "example");
-  if (me == 0)
-    std::printf("gather / scatter on %d ranks: %s\n", p, total == 0 ? "right" : "WRONG");
+  if (me == 0) std::printf("gather / scatter on %d ranks: %s\n", p, total == 0 ? "right" : "WRONG");
   return total == 0 ? 0 : 1;
 }
