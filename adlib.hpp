@@ -27,6 +27,7 @@
 #include <adlib/ranges/triplet.hpp>
 
 #include <adlib/schedules/block_mess_schedule.hpp>
+#include <adlib/schedules/data_schedule.hpp>
 
 #include <adlib/collectives/boundary.hpp>
 #include <adlib/collectives/gather.hpp>

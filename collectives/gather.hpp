@@ -44,34 +44,11 @@
 #include <adlib/ranges/dist_array.hpp>
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/sparse_exchange.hpp>
-#include <adlib/schedules/block_mess_schedule.hpp>
+#include <adlib/schedules/data_schedule.hpp>
 
 namespace adlib {
 
 namespace detail {
-
-/// The fan-out kernel of a Gather: out[to] = out[from] for each pair.  The
-/// targets are distinct and never a source, so the copies are independent.
-template <class T, class FanOutView>
-struct ApplyFanOut {
-  T* out;              ///< the gathered vector
-  FanOutView fan_out;  ///< the copies
-  /// One copy.
-  KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const {
-    out[fan_out(i).to] = out[fan_out(i).from];
-  }
-};
-
-/// Copies a host vector of plain values into a new View of MemorySpace.
-template <class MemorySpace, class V>
-Kokkos::View<V*, MemorySpace> to_view(const std::vector<V>& values, const char* label) {
-  Kokkos::View<V*, MemorySpace> view(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), values.size());
-  auto host = Kokkos::create_mirror_view(view);
-  for (std::size_t i = 0; i < values.size(); ++i) host(i) = values[i];
-  Kokkos::deep_copy(view, host);
-  return view;
-}
 
 /// Empty when `view` is a rank-1 View with unit stride and at least `count`
 /// elements, else the reason.
@@ -92,7 +69,7 @@ std::string vector_view_error(const View& view, std::size_t count, const char* w
 /// of one layout (see the file overview): construct once (collective),
 /// execute many times.
 template <class T, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
-class Gather : public RunsSchedule<MemorySpace> {
+class Gather : public RunsSchedule<MemorySpace, DataSchedule<MemorySpace>> {
   static_assert(std::is_trivially_copyable<T>::value, "Gather moves elements as bytes");
 
  public:
@@ -111,15 +88,17 @@ class Gather : public RunsSchedule<MemorySpace> {
   /// The same from the layout alone.
   Gather(const ArrayLayout& layout, const std::vector<Index>& subscripts,
          const Configuration& config = Configuration::environment())
-      : RunsSchedule<MemorySpace>(config), layout_(layout), count_(subscripts.size()) {
-    IndexPlan plan =
-        plan_index_exchange(layout, subscripts, IndexAccess::gather, "Gather", config.error,
-                            element_and_configuration_fingerprint<T>(config), &negotiation_);
-    fan_out_count_ = plan.fan_out.size();
-    if (!plan.fan_out.empty())
-      fan_out_ = detail::to_view<MemorySpace>(plan.fan_out, "adlib::Gather::fan_out");
-    this->schedule_ =
-        build_schedule<T, MemorySpace>(layout.group().grid().comm(), plan.exchange, config);
+      : RunsSchedule<MemorySpace, DataSchedule<MemorySpace>>(config),
+        layout_(layout),
+        count_(subscripts.size()) {
+    const Comm& comm = layout.group().grid().comm();
+    const ResolvedSubscripts resolved =
+        resolve_checked(layout, subscripts, comm.rank(), RemoteAccess::read, config.error);
+    this->schedule_ = std::make_unique<DataSchedule<MemorySpace>>(
+        comm, resolved.requests, RemoteAccess::read, inner_configuration(config), "Gather",
+        resolved.error,
+        detail::hash_mix(layout.fingerprint(), element_and_configuration_fingerprint<T>(config)));
+    this->schedule_->template prepare<T>();
   }
 
   /// out[k] = src[subscripts[k]] for every k: `out` is a rank-1 View of the
@@ -127,13 +106,13 @@ class Gather : public RunsSchedule<MemorySpace> {
   template <class View, class = std::enable_if_t<Kokkos::is_view<View>::value>>
   void execute(const View& out, const array_type& src) {
     start(out, src);
-    finish();
+    this->finish();
   }
   /// The same into memory of the schedule's space: `out` holds size()
   /// elements (may be null when size() is 0).
   void execute(T* out, const array_type& src) {
     start(out, src);
-    finish();
+    this->finish();
   }
 
   /// execute() in two halves: start() posts the messages and does the local
@@ -152,27 +131,15 @@ class Gather : public RunsSchedule<MemorySpace> {
   void start(T* out, const array_type& src) {
     start_checked(out, count_ > 0 && out == nullptr ? "the output is null" : std::string(), src);
   }
-  /// Waits for the messages, then copies repeated subscripts' values to
-  /// their other positions.
-  void finish() {
-    this->schedule_->finish();
-    if (fan_out_count_ == 0) return;
-    using execution_space = typename BlockMessSchedule<MemorySpace>::execution_space;
-    Kokkos::parallel_for("adlib::Gather::fan_out",
-                         Kokkos::RangePolicy<execution_space>(0, fan_out_count_),
-                         detail::ApplyFanOut<T, decltype(fan_out_)>{out_, fan_out_});
-    execution_space().fence();
-  }
-
   /// The number of subscripts (the output's length) on this rank.
   std::size_t size() const { return count_; }
   /// Subscripts that repeat an earlier one: copied locally, not sent.
-  std::size_t repeats() const { return fan_out_count_; }
+  std::size_t repeats() const { return this->schedule_->repeats(); }
   /// The layout every gathered array must have.
   const ArrayLayout& layout() const { return layout_; }
   /// What the build-time negotiation cost this rank (messages, bytes,
   /// requests: none of them depends on the number of ranks).
-  const SparseExchangeStatistics& negotiation() const { return negotiation_; }
+  const SparseExchangeStatistics& negotiation() const { return this->schedule_->negotiation(); }
 
  private:
   void start_checked(T* out, std::string error, const array_type& src) {
@@ -180,16 +147,11 @@ class Gather : public RunsSchedule<MemorySpace> {
       error = "source has layout " + src.layout().describe() + " but the Gather was built for " +
               layout_.describe();
     this->agree_to_execute(error, 1, "Gather::execute");
-    out_ = out;
-    this->schedule_->start(out, count_, src.local_view().data(), src.local_view().span());
+    this->schedule_->start_read(out, count_, src.local_view().data(), src.local_view().span());
   }
 
   ArrayLayout layout_;
   std::size_t count_ = 0;
-  std::size_t fan_out_count_ = 0;
-  Kokkos::View<FanOut*, MemorySpace> fan_out_;
-  SparseExchangeStatistics negotiation_;
-  T* out_ = nullptr;  ///< the output of the execution in flight
 };
 
 /// Deduction guide: adlib::Gather g(x, subscripts) takes T and MemorySpace

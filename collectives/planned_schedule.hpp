@@ -46,10 +46,11 @@ std::unique_ptr<BlockMessSchedule<MemorySpace>> build_schedule(
   return schedule;
 }
 
-/// What every collective that runs one BlockMessSchedule offers besides its
-/// own start(): completion, the schedule for inspection, and the transfer
-/// choice.  The derived class builds `schedule_` in its constructor.
-template <class MemorySpace>
+/// What every collective that runs one schedule (a BlockMessSchedule, or a
+/// DataSchedule for Gather and Scatter) offers besides its own start():
+/// completion, the schedule for inspection, and the transfer choice.  The
+/// derived class builds `schedule_` in its constructor.
+template <class MemorySpace, class Schedule = BlockMessSchedule<MemorySpace>>
 class RunsSchedule {
  public:
   /// The configuration the schedule was built with (agreed across ranks).
@@ -57,7 +58,7 @@ class RunsSchedule {
   /// Completes the execution that start() began.
   void finish() { schedule_->finish(); }
   /// The underlying schedule (its plan, tag, transfer choice).
-  const BlockMessSchedule<MemorySpace>& schedule() const { return *schedule_; }
+  const Schedule& schedule() const { return *schedule_; }
   /// Pack or MPI datatype per message (see transfer_policy.hpp); the
   /// environment's choice until set.  Not while an execution is in flight.
   void set_transfer(const TransferPolicy& policy) { schedule_->set_transfer(policy); }
@@ -94,7 +95,7 @@ class RunsSchedule {
   /// The configuration the collective was made with.
   Configuration config_;
   /// The built schedule; set by the derived class's constructor.
-  std::unique_ptr<BlockMessSchedule<MemorySpace>> schedule_;
+  std::unique_ptr<Schedule> schedule_;
 };
 
 }  // namespace adlib

@@ -53,7 +53,7 @@
 #include <adlib/ranges/dist_array.hpp>
 #include <adlib/runtime/combine.hpp>
 #include <adlib/runtime/sparse_exchange.hpp>
-#include <adlib/schedules/block_mess_schedule.hpp>
+#include <adlib/schedules/data_schedule.hpp>
 
 namespace adlib {
 
@@ -62,7 +62,7 @@ namespace adlib {
 /// overview): construct once (collective), execute many times.
 template <class T, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space,
           class Combine = op::Add>
-class Scatter : public RunsSchedule<MemorySpace> {
+class Scatter : public RunsSchedule<MemorySpace, DataSchedule<MemorySpace>> {
   static_assert(std::is_trivially_copyable<T>::value, "Scatter moves elements as bytes");
 
  public:
@@ -80,17 +80,20 @@ class Scatter : public RunsSchedule<MemorySpace> {
   /// The same from the layout alone.
   Scatter(const ArrayLayout& layout, const std::vector<Index>& subscripts, Combine combine = {},
           const Configuration& config = Configuration::environment())
-      : RunsSchedule<MemorySpace>(config),
+      : RunsSchedule<MemorySpace, DataSchedule<MemorySpace>>(config),
         layout_(layout),
         count_(subscripts.size()),
         combine_(combine) {
-    const IndexPlan plan =
-        plan_index_exchange(layout, subscripts, IndexAccess::scatter, "Scatter", config.error,
-                            detail::hash_mix(element_and_configuration_fingerprint<T>(config),
-                                             op::fingerprint<Combine>()),
-                            &negotiation_);
-    this->schedule_ =
-        build_schedule<T, MemorySpace>(layout.group().grid().comm(), plan.exchange, config);
+    const Comm& comm = layout.group().grid().comm();
+    const ResolvedSubscripts resolved =
+        resolve_checked(layout, subscripts, comm.rank(), RemoteAccess::write, config.error);
+    const std::uint64_t fingerprint = detail::hash_mix(
+        detail::hash_mix(layout.fingerprint(), element_and_configuration_fingerprint<T>(config)),
+        op::fingerprint<Combine>());
+    this->schedule_ = std::make_unique<DataSchedule<MemorySpace>>(
+        comm, resolved.requests, RemoteAccess::write, inner_configuration(config), "Scatter",
+        resolved.error, fingerprint);
+    this->schedule_->template prepare<T>();
   }
 
   /// dst[subscripts[k]] combine= values[k] for every k: `values` is a
@@ -132,7 +135,7 @@ class Scatter : public RunsSchedule<MemorySpace> {
   /// The combine operation.
   const Combine& combine() const { return combine_; }
   /// What the build-time negotiation cost this rank.
-  const SparseExchangeStatistics& negotiation() const { return negotiation_; }
+  const SparseExchangeStatistics& negotiation() const { return this->schedule_->negotiation(); }
 
  private:
   void start_checked(const array_type& dst, const T* values, std::string error) {
@@ -140,14 +143,13 @@ class Scatter : public RunsSchedule<MemorySpace> {
       error = "destination has layout " + dst.layout().describe() +
               " but the Scatter was built for " + layout_.describe();
     this->agree_to_execute(error, 1, "Scatter::execute", op::fingerprint<Combine>());
-    this->schedule_->start(dst.local_view().data(), dst.local_view().span(), values, count_,
-                           Direction::backward, combine_);
+    this->schedule_->start_write(dst.local_view().data(), dst.local_view().span(), values, count_,
+                                 combine_);
   }
 
   ArrayLayout layout_;
   std::size_t count_ = 0;
   Combine combine_;
-  SparseExchangeStatistics negotiation_;
 };
 
 /// Deduction guides: adlib::Scatter s(x, subscripts) adds; adlib::Scatter

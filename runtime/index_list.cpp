@@ -20,10 +20,24 @@ void add_run(IndexList& list, std::int64_t first, std::int64_t count) {
 
 bool has_repeats(const IndexList& list, const std::vector<std::int64_t>& offsets) {
   // Lists planners make are often ascending (a gather's owner side, blocks
-  // listed in order): no repeat, and no sort needed to see it.
+  // listed in order): no repeat, and nothing to mark.
   const auto descends = [](std::int64_t a, std::int64_t b) { return b <= a; };
   if (std::adjacent_find(offsets.begin(), offsets.end(), descends) == offsets.end()) return false;
-  std::vector<std::int64_t> sorted = list.offsets();
+  // Offsets within a span of at most 64 per element (the usual case: a
+  // permutation of positions): one bit each, O(n).
+  const std::uint64_t span = static_cast<std::uint64_t>(list.highest - list.lowest) + 1;
+  if (span / 64 <= offsets.size()) {
+    std::vector<std::uint64_t> seen((span + 63) / 64, 0);
+    for (const std::int64_t o : offsets) {
+      const auto bit = static_cast<std::uint64_t>(o - list.lowest);
+      std::uint64_t& word = seen[bit / 64];
+      const std::uint64_t mask = std::uint64_t(1) << (bit % 64);
+      if (word & mask) return true;
+      word |= mask;
+    }
+    return false;
+  }
+  std::vector<std::int64_t> sorted = offsets;
   std::sort(sorted.begin(), sorted.end());
   return std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
 }

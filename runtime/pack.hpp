@@ -269,29 +269,48 @@ void copy_indices(const ExecSpace& space, T* dst, const IndexList& dst_list, con
   const std::int64_t *dsingles = dst_list.singles.data(), *ssingles = src_list.singles.data();
   const auto dn = static_cast<std::int64_t>(dst_list.segments.size());
   const std::int64_t count = std::min(dst_list.count, src_list.count);
-  Kokkos::parallel_for(
-      "adlib::copy_indices", Kokkos::RangePolicy<ExecSpace>(space, 0, count > 0 ? 1 : 0),
-      [=](std::int64_t) {
-        // A cursor over the source list, advanced element by element.
-        std::int64_t segment = 0, within = 0;
-        auto next_source = [&]() {
-          while (within == sseg[segment].count) {
-            ++segment;
-            within = 0;
-          }
-          const IndexList::Segment& s = sseg[segment];
-          const std::int64_t offset = s.run ? s.first + within : ssingles[s.first + within];
-          ++within;
-          return offset;
-        };
-        for (std::int64_t k = 0; k < dn; ++k) {
-          const IndexList::Segment d = dseg[k];
-          for (std::int64_t i = 0; i < d.count; ++i) {
-            const std::int64_t to = d.run ? d.first + i : dsingles[d.first + i];
-            combine(dst[to], src[next_source()]);
-          }
-        }
-      });
+  const auto sn = static_cast<std::int64_t>(src_list.segments.size());
+  Kokkos::parallel_for("adlib::copy_indices",
+                       Kokkos::RangePolicy<ExecSpace>(space, 0, count > 0 ? 1 : 0),
+                       [=](std::int64_t) {
+                         // The two lists are walked together, a stretch at a time: a stretch
+                         // ends where either list's segment does, so within it each side is
+                         // either a run or a list of singles (four plain loops, no per-element
+                         // cursor).
+                         std::int64_t ds = 0, ss = 0;  // segments
+                         std::int64_t dk = 0, sk = 0;  // elements done within them
+                         while (ds < dn && ss < sn) {
+                           const IndexList::Segment d = dseg[ds], s = sseg[ss];
+                           const std::int64_t n = std::min(d.count - dk, s.count - sk);
+                           if (d.run && s.run) {
+                             T* to = dst + d.first + dk;
+                             const T* from = src + s.first + sk;
+                             for (std::int64_t i = 0; i < n; ++i) combine(to[i], from[i]);
+                           } else if (d.run) {
+                             T* to = dst + d.first + dk;
+                             const std::int64_t* from = ssingles + s.first + sk;
+                             for (std::int64_t i = 0; i < n; ++i) combine(to[i], src[from[i]]);
+                           } else if (s.run) {
+                             const std::int64_t* to = dsingles + d.first + dk;
+                             const T* from = src + s.first + sk;
+                             for (std::int64_t i = 0; i < n; ++i) combine(dst[to[i]], from[i]);
+                           } else {
+                             const std::int64_t* to = dsingles + d.first + dk;
+                             const std::int64_t* from = ssingles + s.first + sk;
+                             for (std::int64_t i = 0; i < n; ++i) combine(dst[to[i]], src[from[i]]);
+                           }
+                           dk += n;
+                           sk += n;
+                           if (dk == d.count) {
+                             ++ds;
+                             dk = 0;
+                           }
+                           if (sk == s.count) {
+                             ++ss;
+                             sk = 0;
+                           }
+                         }
+                       });
 }
 
 }  // namespace adlib

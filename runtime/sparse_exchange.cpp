@@ -36,14 +36,17 @@ std::string sparse_exchange_error(const SparseSend* sends, std::size_t count, in
 
 SparseExchangeStatistics exchange_sparse_bytes(const Comm& comm, const SparseSend* sends,
                                                std::size_t count, std::uint64_t fingerprint,
-                                               SparseInbox& inbox, const char* operation) {
+                                               SparseInbox& inbox, const char* operation,
+                                               const std::string& caller_error) {
   const MPI_Comm c = comm.get();
   const int me = comm.rank();
   // The agreement is also what keeps consecutive exchanges apart (see
   // sparse_exchange_tag): nothing below is posted before every rank is here.
-  agree_on_errors(
-      comm, sparse_exchange_error(sends, count, comm.size(), static_cast<std::size_t>(INT_MAX)),
-      hash_mix(hash_mix(hash_start(), 0x4e4258 /* "NBX" */), fingerprint), operation);
+  agree_on_errors(comm,
+                  caller_error.empty() ? sparse_exchange_error(sends, count, comm.size(),
+                                                               static_cast<std::size_t>(INT_MAX))
+                                       : caller_error,
+                  hash_mix(hash_mix(hash_start(), 0x4e4258 /* "NBX" */), fingerprint), operation);
 
   SparseExchangeStatistics costs;
   costs.messages_sent = count;

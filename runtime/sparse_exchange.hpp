@@ -96,10 +96,12 @@ std::string sparse_exchange_error(const SparseSend* sends, std::size_t count, in
                                   std::size_t max_message_bytes);
 
 /// The untyped exchange behind exchange_sparse (see there); `fingerprint`
-/// must be the same on every rank (the element type's).
+/// must be the same on every rank (the element type's and the caller's).
+/// `caller_error`, when not empty, is this rank's verdict in the agreement.
 SparseExchangeStatistics exchange_sparse_bytes(const Comm& comm, const SparseSend* sends,
                                                std::size_t count, std::uint64_t fingerprint,
-                                               SparseInbox& inbox, const char* operation);
+                                               SparseInbox& inbox, const char* operation,
+                                               const std::string& caller_error = {});
 
 }  // namespace detail
 
@@ -120,11 +122,19 @@ SparseExchangeStatistics exchange_sparse_bytes(const Comm& comm, const SparseSen
 ///
 /// `operation` names the caller in error messages (e.g. "DataSchedule");
 /// `statistics`, when given, receives this rank's costs.
+///
+/// A caller that must agree on its own arguments first (a schedule's
+/// layouts, element type, combine operation) passes its verdict as
+/// `caller_error` and what must match as `caller_fingerprint`: they join the
+/// exchange's own agreement, so one MPI_Allreduce checks both.  A rank whose
+/// caller_error is set may pass messages that are not meaningful (empty).
 template <class T>
 std::vector<SparseMessage<T>> exchange_sparse(const Comm& comm,
                                               const std::vector<SparseMessage<T>>& outgoing,
                                               const char* operation = "exchange_sparse",
-                                              SparseExchangeStatistics* statistics = nullptr) {
+                                              SparseExchangeStatistics* statistics = nullptr,
+                                              const std::string& caller_error = {},
+                                              std::uint64_t caller_fingerprint = 0) {
   static_assert(std::is_trivially_copyable<T>::value,
                 "exchange_sparse sends the bytes of T: T must be trivially copyable");
   std::vector<detail::SparseSend> sends;
@@ -140,7 +150,9 @@ std::vector<SparseMessage<T>> exchange_sparse(const Comm& comm,
     }
   } inbox;
   const SparseExchangeStatistics costs = detail::exchange_sparse_bytes(
-      comm, sends.data(), sends.size(), detail::element_fingerprint<T>(), inbox, operation);
+      comm, sends.data(), sends.size(),
+      detail::hash_mix(detail::element_fingerprint<T>(), caller_fingerprint), inbox, operation,
+      caller_error);
   if (statistics) *statistics = costs;
   // Senders are distinct, so the order is the same whatever the arrival order.
   std::sort(inbox.received.begin(), inbox.received.end(),

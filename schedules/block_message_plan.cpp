@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <utility>
 
 #include <adlib/runtime/error.hpp>
 
@@ -95,11 +96,19 @@ void attach_indices(std::vector<PeerMessage>& messages, const IndexRequests& req
     PeerMessage m;
     if (b < messages.size() && messages[b].peer == peer) m = std::move(messages[b++]);
     m.peer = peer;
-    std::vector<std::int64_t> offsets;
-    for (; i < requests.size() && requests[i].peer == peer; ++i)
-      offsets.insert(offsets.end(), requests[i].offsets.begin(), requests[i].offsets.end());
-    if (!offsets.empty()) {
-      m.indices = IndexList::from(offsets);
+    // One list for the peer (the common case) is used as it is; several are
+    // concatenated first.
+    std::vector<std::int64_t> joined;
+    const std::vector<std::int64_t>* offsets = &joined;
+    if (i < requests.size() && requests[i].peer == peer &&
+        (i + 1 == requests.size() || requests[i + 1].peer != peer)) {
+      offsets = &requests[i++].offsets;
+    } else {
+      for (; i < requests.size() && requests[i].peer == peer; ++i)
+        joined.insert(joined.end(), requests[i].offsets.begin(), requests[i].offsets.end());
+    }
+    if (!offsets->empty()) {
+      m.indices = IndexList::from(*offsets);
       m.count += m.indices.count;
     }
     merged.push_back(std::move(m));
@@ -238,30 +247,34 @@ std::string BlockMessagePlan::index_error(int peer, const std::vector<std::int64
   return {};
 }
 
-void BlockMessagePlan::send_indices(int peer, const std::vector<std::int64_t>& offsets) {
+void BlockMessagePlan::send_indices(int peer, std::vector<std::int64_t> offsets) {
   if (built_) throw Error("send_indices() after build()", world_rank_or_unknown(), kOperation);
   if (!error_.empty()) return;
   error_ = index_error(peer, offsets, process_count_);
   if (!error_.empty() || offsets.empty()) return;
   has_indices_ = true;
   send_required_ = std::max(send_required_, *std::max_element(offsets.begin(), offsets.end()) + 1);
-  if (peer == my_rank_)
-    self_send_offsets_.insert(self_send_offsets_.end(), offsets.begin(), offsets.end());
+  if (peer != my_rank_)
+    send_index_requests_.push_back({peer, std::move(offsets)});
+  else if (self_send_offsets_.empty())
+    self_send_offsets_ = std::move(offsets);
   else
-    send_index_requests_.push_back({peer, offsets});
+    self_send_offsets_.insert(self_send_offsets_.end(), offsets.begin(), offsets.end());
 }
 
-void BlockMessagePlan::recv_indices(int peer, const std::vector<std::int64_t>& offsets) {
+void BlockMessagePlan::recv_indices(int peer, std::vector<std::int64_t> offsets) {
   if (built_) throw Error("recv_indices() after build()", world_rank_or_unknown(), kOperation);
   if (!error_.empty()) return;
   error_ = index_error(peer, offsets, process_count_);
   if (!error_.empty() || offsets.empty()) return;
   has_indices_ = true;
   recv_required_ = std::max(recv_required_, *std::max_element(offsets.begin(), offsets.end()) + 1);
-  if (peer == my_rank_)
-    self_recv_offsets_.insert(self_recv_offsets_.end(), offsets.begin(), offsets.end());
+  if (peer != my_rank_)
+    recv_index_requests_.push_back({peer, std::move(offsets)});
+  else if (self_recv_offsets_.empty())
+    self_recv_offsets_ = std::move(offsets);
   else
-    recv_index_requests_.push_back({peer, offsets});
+    self_recv_offsets_.insert(self_recv_offsets_.end(), offsets.begin(), offsets.end());
 }
 
 void BlockMessagePlan::build() {

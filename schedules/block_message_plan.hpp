@@ -60,10 +60,10 @@ class BlockMessagePlan {
   void recv(int peer, const StridedBlock& block);
   /// The elements at `offsets` of the send memory, in that order, go to
   /// `peer`, after its blocks (an index-list message).
-  void send_indices(int peer, const std::vector<std::int64_t>& offsets);
+  void send_indices(int peer, std::vector<std::int64_t> offsets);
   /// The elements at `offsets` of the receive memory, in that order, come
   /// from `peer`, after its blocks.
-  void recv_indices(int peer, const std::vector<std::int64_t>& offsets);
+  void recv_indices(int peer, std::vector<std::int64_t> offsets);
 
   /// Sorts by peer (stable: the blocks of one peer keep their order), merges
   /// blocks per peer into one message, fuses runs of equally shaped blocks,

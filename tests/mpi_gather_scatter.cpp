@@ -364,9 +364,9 @@ TEST(GatherScatter, PlanSizesAreBoundedByPeersTouched) {
   }
   std::set<int> owners;
   for (Index g : subs) owners.insert(static_cast<int>(g / per));
-  for (auto access : {adlib::IndexAccess::gather, adlib::IndexAccess::scatter}) {
+  for (auto access : {adlib::RemoteAccess::read, adlib::RemoteAccess::write}) {
     adlib::SparseExchangeStatistics costs;
-    const adlib::IndexPlan plan =
+    const adlib::DataPlan plan =
         adlib::plan_index_exchange(layout, subs, access, "test", {}, 0, &costs);
     EXPECT_EQ(plan.exchange.recv_indices.size(), owners.size());
     EXPECT_LE(plan.exchange.send_indices.size(), 3u);  // itself and its neighbours

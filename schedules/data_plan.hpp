@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/// @file
+/// The plan of a remote-access schedule (Adlib's DataSchedule): each rank
+/// lists the elements it wants to read from, or write into, other ranks'
+/// memory, and only it knows that list.  The owners learn what to send, or
+/// what to expect, at build time through one sparse exchange
+/// (runtime/sparse_exchange.hpp: non-blocking consensus, nothing of size P on
+/// any rank).
+///
+/// A request names the owner, the element's offset in the owner's local
+/// memory and the offset in the requester's local memory (an output position
+/// for a read, a value's position for a write).  Finding the owner is the
+/// caller's business (collectives/ asks the layout's Range inquiries), so this
+/// layer knows nothing of distributions.
+///
+///  1. plan_data_requests (pure): the requests grouped by owner, one message
+///     per owner, sorted by the owner's offsets so the owner walks its memory
+///     in increasing order;
+///  2. negotiate_data_plan (collective): those messages go to the owners, and
+///     each owner lists what it received as index-list sends
+///     (ExchangePlan::send_indices) to the requester.
+///
+/// Reads fetch an element asked for several times once: it arrives at the
+/// first local offset that asked (in request order) and is copied locally to
+/// the others afterwards (DataPlan::fan_out).  Writes send every request,
+/// repeats included: the owner combines each contribution into its target,
+/// and the contributions aimed at one target keep the requester's order (the
+/// sort by offset is stable), so any combine operation, user operations that
+/// are not associative included, gives the same result in every run.
+///
+/// Cost: O(n) time (a counting sort by owner, a radix sort by offset) and
+/// about 40 bytes of memory per request at the peak; nothing depends on the
+/// number of ranks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <adlib/runtime/comm.hpp>
+#include <adlib/runtime/sparse_exchange.hpp>
+#include <adlib/schedules/exchange_plan.hpp>
+
+namespace adlib {
+
+/// What a remote-access schedule does with the elements its rank requests.
+enum class RemoteAccess {
+  read,  ///< local[local_offset] = owner's memory[owner_offset]; a repeat is fetched once
+  write  ///< owner's memory[owner_offset] op= local[local_offset]; every request travels
+};
+
+/// One element requested: who owns it, where it lives there, and where it
+/// lives (or goes) here.
+struct ElementRequest {
+  int owner = -1;                 ///< the owning rank of the communicator
+  std::int64_t owner_offset = 0;  ///< element offset in the owner's local memory
+  std::int64_t local_offset = 0;  ///< element offset in the requester's local memory
+};
+
+/// One local copy after a read: local[to] = local[from], once the schedule
+/// has delivered local[from].
+struct FanOut {
+  std::int64_t to = 0;    ///< a repeated request's local offset
+  std::int64_t from = 0;  ///< the local offset that received the value
+};
+
+/// One rank's plan of a remote-access schedule: the ExchangePlan for the
+/// executor, in the read direction (send memory: the owners' memory; receive
+/// memory: the requesters'; a write runs it backwards), and a read's fan-out.
+struct DataPlan {
+  ExchangePlan exchange;        ///< index lists only (no blocks)
+  std::vector<FanOut> fan_out;  ///< reads only: copies after the schedule, any order
+};
+
+/// The requester's half of a plan, before the exchange.
+struct DataRequests {
+  /// One per owner, ascending owner: the owner offsets wanted, message order.
+  std::vector<SparseMessage<std::int64_t>> to_owners;
+  /// exchange.recv_indices (one entry per owner, matching to_owners) and fan_out.
+  DataPlan plan;
+};
+
+/// Empty when every request names an owner in [0, comm_size) and
+/// non-negative offsets, else the reason (naming the first bad request).
+std::string check_requests(const std::vector<ElementRequest>& requests, int comm_size);
+
+/// The requester's half (see the file overview), for valid requests.  Local
+/// offsets must be distinct for a read (each position receives one value).
+DataRequests plan_data_requests(const std::vector<ElementRequest>& requests, RemoteAccess access);
+
+/// The owner's half: every received request (sender, owner offsets) becomes
+/// exchange.send_indices(sender, offsets), in the order received.
+void add_owner_side(ExchangePlan& exchange, std::vector<SparseMessage<std::int64_t>> received);
+
+/// Collective over `comm`: rank's whole plan, with one agreement (inside the
+/// sparse exchange, one MPI_Allreduce) on check_requests, on `caller_error`
+/// and on `caller_fingerprint` (what the caller needs every rank to agree
+/// on: element type, combine operation, layouts), so bad input on any rank
+/// throws the same adlib::Error on every rank before any message is posted.
+/// `statistics`, when given, receives the exchange's costs.
+DataPlan negotiate_data_plan(const Comm& comm, const std::vector<ElementRequest>& requests,
+                             RemoteAccess access, const char* operation,
+                             const std::string& caller_error = {},
+                             std::uint64_t caller_fingerprint = 0,
+                             SparseExchangeStatistics* statistics = nullptr);
+
+}  // namespace adlib

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/// @file
+/// DataSchedule: Adlib's remote-access schedule on elements ("words").  Each
+/// rank lists the elements it wants from other ranks' memory, or wants to
+/// combine into it, and only it knows that list; the owners learn it at build
+/// time through one sparse exchange (schedules/data_plan.hpp).  Built once,
+/// executed many times on any memory of the planned shapes.
+///
+/// @code
+///   // Rank r wants element 5 of rank (r + 1) % P's block, into position 0 of
+///   // its own vector, and element 2 of its own block into position 1.
+///   std::vector<adlib::ElementRequest> wanted = {{(r + 1) % P, 5, 0}, {r, 2, 1}};
+///   adlib::DataSchedule<Kokkos::HostSpace> fetch(comm, wanted, adlib::RemoteAccess::read);
+///   fetch.prepare<double>();
+///   fetch.execute_read(out.data(), out.size(), block.data(), block.size());
+///
+///   adlib::DataSchedule<Kokkos::HostSpace> add(comm, wanted, adlib::RemoteAccess::write);
+///   add.execute_write(block.data(), block.size(), values.data(), values.size(), adlib::op::add);
+/// @endcode
+///
+/// A read copies each owner's element into the requester's memory; an element
+/// requested several times travels once and is copied locally to its other
+/// positions after the messages arrive (repeats()).  A write combines each
+/// requester's value into the owner's element with a combine operation
+/// (runtime/combine.hpp); every value travels, and the owner applies its own
+/// contributions first, then other ranks' in rank order, each rank's in its
+/// request order, so combining writes are reproducible bitwise.  Requests to
+/// the rank itself are local copies, without MPI.
+///
+/// Finding owners is the caller's business: collectives/ resolves global
+/// subscripts with the layout's Range inquiries (Gather, Scatter).  The
+/// executor underneath is a BlockMessSchedule of index-list messages
+/// (schedule()); index lists run in host memory spaces only for now.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <adlib/runtime/combine.hpp>
+#include <adlib/runtime/comm.hpp>
+#include <adlib/runtime/configuration.hpp>
+#include <adlib/runtime/error.hpp>
+#include <adlib/runtime/sparse_exchange.hpp>
+#include <adlib/schedules/block_mess_schedule.hpp>
+#include <adlib/schedules/data_plan.hpp>
+
+namespace adlib {
+
+namespace detail {
+
+/// The fan-out kernel of a read: local[to] = local[from] for each pair.  The
+/// targets are distinct and never a source, so the copies are independent.
+template <class T, class FanOutView>
+struct ApplyFanOut {
+  T* local;            ///< the requester's memory
+  FanOutView fan_out;  ///< the copies
+  /// One copy.
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const {
+    local[fan_out(i).to] = local[fan_out(i).from];
+  }
+};
+
+}  // namespace detail
+
+/// A negotiated remote-access schedule (see the file overview).  Neither
+/// copyable nor movable (its executor is not).
+template <class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
+class DataSchedule {
+ public:
+  /// Where the memory it moves lives.
+  using memory_space = MemorySpace;
+  /// Where its copy kernels run.
+  using execution_space = typename MemorySpace::execution_space;
+
+  /// Collective over `comm`: negotiates and builds the schedule of this
+  /// rank's `requests` (owners of `comm`, offsets in the owners' and this
+  /// rank's memory; for a read, distinct local offsets).  Every rank agrees
+  /// first, in one MPI_Allreduce, on the requests' validity, on `access`, on
+  /// `caller_error` and on `caller_fingerprint` (a caller's own arguments:
+  /// Gather and Scatter pass their layout, element type and combine
+  /// operation): bad input on any rank is the same adlib::Error on every rank.
+  DataSchedule(const Comm& comm, const std::vector<ElementRequest>& requests, RemoteAccess access,
+               const Configuration& config = Configuration::environment(),
+               const char* operation = "DataSchedule", const std::string& caller_error = {},
+               std::uint64_t caller_fingerprint = 0)
+      : access_(access) {
+    DataPlan plan = negotiate_data_plan(comm, requests, access, operation, caller_error,
+                                        caller_fingerprint, &negotiation_);
+    fan_out_count_ = plan.fan_out.size();
+    if (fan_out_count_ > 0) fan_out_copies_ = to_view(plan.fan_out);
+    local_required_ = 0;
+    for (const ElementRequest& r : requests)
+      local_required_ = std::max<std::int64_t>(local_required_, r.local_offset + 1);
+    schedule_ = std::make_unique<BlockMessSchedule<MemorySpace>>(comm, config);
+    schedule_->declare(std::move(plan.exchange));
+    schedule_->build();
+  }
+  DataSchedule(const DataSchedule&) = delete;
+  DataSchedule& operator=(const DataSchedule&) = delete;
+
+  /// Allocates the message buffers for elements of type T now rather than at
+  /// the first execution (optional).
+  template <class T>
+  void prepare() {
+    schedule_->template prepare<T>();
+  }
+
+  /// A read (RemoteAccess::read): local[local_offset] = owner's
+  /// owned[owner_offset] for every request.  `local` holds `local_span`
+  /// elements of this rank, `owned` the `owned_span` elements this rank owns.
+  /// start() posts the messages and does the local copies; `local` must not
+  /// be read before finish().
+  template <class T>
+  void start_read(T* local, std::size_t local_span, const T* owned, std::size_t owned_span) {
+    require(RemoteAccess::read, "start_read", local_span);
+    schedule_->start(local, local_span, owned, owned_span);
+    local_ = local;
+    fan_out_ = fan_out_count_ > 0 ? &apply_fan_out<T> : nullptr;
+  }
+  /// A write (RemoteAccess::write): owner's owned[owner_offset] =
+  /// combine(owned[owner_offset], local[local_offset]) for every request of
+  /// every rank (see the file overview for the order).  `owned` must not be
+  /// read before finish().
+  template <class T, class Combine = op::Replace>
+  void start_write(T* owned, std::size_t owned_span, const T* local, std::size_t local_span,
+                   Combine combine = {}) {
+    require(RemoteAccess::write, "start_write", local_span);
+    schedule_->start(owned, owned_span, local, local_span, Direction::backward, combine);
+    fan_out_ = nullptr;
+  }
+  /// Completes the execution in flight (a read's fan-out included).
+  void finish() {
+    schedule_->finish();
+    if (fan_out_) fan_out_(*this);
+    fan_out_ = nullptr;
+  }
+  /// start_read() then finish().
+  template <class T>
+  void execute_read(T* local, std::size_t local_span, const T* owned, std::size_t owned_span) {
+    start_read(local, local_span, owned, owned_span);
+    finish();
+  }
+  /// start_write() then finish().
+  template <class T, class Combine = op::Replace>
+  void execute_write(T* owned, std::size_t owned_span, const T* local, std::size_t local_span,
+                     Combine combine = {}) {
+    start_write(owned, owned_span, local, local_span, combine);
+    finish();
+  }
+
+  /// Read or write, as constructed.
+  RemoteAccess access() const { return access_; }
+  /// Requests of a read that repeat an earlier one: copied locally, not sent.
+  std::size_t repeats() const { return fan_out_count_; }
+  /// What the build-time negotiation cost this rank (messages, bytes,
+  /// requests: none of them depends on the number of ranks).
+  const SparseExchangeStatistics& negotiation() const { return negotiation_; }
+  /// The executor underneath (its plan, tag, transfer choice).
+  const BlockMessSchedule<MemorySpace>& schedule() const { return *schedule_; }
+  /// The communicator.
+  const Comm& comm() const { return schedule_->comm(); }
+  /// The schedule's message tag.
+  int tag() const { return schedule_->tag(); }
+  /// Pack or MPI datatype per message; not while an execution is in flight.
+  void set_transfer(const TransferPolicy& policy) { schedule_->set_transfer(policy); }
+
+ private:
+  using FanOutView = Kokkos::View<FanOut*, MemorySpace>;
+
+  static FanOutView to_view(const std::vector<FanOut>& copies) {
+    FanOutView view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "adlib::DataSchedule::fan_out"),
+                    copies.size());
+    Kokkos::View<const FanOut*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(
+        copies.data(), copies.size());
+    Kokkos::deep_copy(view, host);
+    return view;
+  }
+
+  void require(RemoteAccess access, const char* operation, std::size_t local_span) const {
+    if (access != access_)
+      throw Error(std::string(operation) + " on a schedule built for " +
+                      (access_ == RemoteAccess::read ? "reads" : "writes"),
+                  comm().rank(), "DataSchedule");
+    if (static_cast<std::int64_t>(local_span) < local_required_)
+      throw Error("the local memory holds " + std::to_string(local_span) +
+                      " elements; the requests need " + std::to_string(local_required_),
+                  comm().rank(), "DataSchedule");
+  }
+
+  template <class T>
+  static void apply_fan_out(DataSchedule& self) {
+    Kokkos::parallel_for(
+        "adlib::DataSchedule::fan_out",
+        Kokkos::RangePolicy<execution_space>(0, self.fan_out_count_),
+        detail::ApplyFanOut<T, FanOutView>{static_cast<T*>(self.local_), self.fan_out_copies_});
+    execution_space().fence();
+  }
+
+  RemoteAccess access_;
+  std::unique_ptr<BlockMessSchedule<MemorySpace>> schedule_;
+  SparseExchangeStatistics negotiation_;
+  std::int64_t local_required_ = 0;
+  std::size_t fan_out_count_ = 0;
+  FanOutView fan_out_copies_;
+  void* local_ = nullptr;                     ///< a read's memory, while in flight
+  void (*fan_out_)(DataSchedule&) = nullptr;  ///< the typed fan-out of the read in flight
+};
+
+}  // namespace adlib
