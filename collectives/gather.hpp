@@ -92,11 +92,11 @@ class Gather : public RunsSchedule<MemorySpace, DataSchedule<MemorySpace>> {
         layout_(layout),
         count_(subscripts.size()) {
     const Comm& comm = layout.group().grid().comm();
-    const ResolvedSubscripts resolved =
-        resolve_checked(layout, subscripts, comm.rank(), RemoteAccess::read, config.error);
+    const std::string error = subscript_error(layout, subscripts, config.error);
+    const SubscriptRequests requests(layout, subscripts_to_resolve(error, subscripts), comm.rank(),
+                                     RemoteAccess::read);
     this->schedule_ = std::make_unique<DataSchedule<MemorySpace>>(
-        comm, resolved.requests, RemoteAccess::read, inner_configuration(config), "Gather",
-        resolved.error,
+        comm, requests, RemoteAccess::read, inner_configuration(config), "Gather", error,
         detail::hash_mix(layout.fingerprint(), element_and_configuration_fingerprint<T>(config)));
     this->schedule_->template prepare<T>();
   }

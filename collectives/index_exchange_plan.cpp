@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <adlib/collectives/index_exchange_plan.hpp>
 
-#include <array>
 #include <utility>
 
 #include <adlib/runtime/detail/hash.hpp>
@@ -9,27 +8,6 @@
 namespace adlib {
 
 namespace {
-
-// The serving rank of each owning coordinate, remembered in a small
-// direct-mapped table (fixed size: nothing of the size of the process
-// count), because ArrayLayout::replica builds coordinate vectors on every
-// call and subscripts revisit the same few owners.
-class ServerCache {
- public:
-  template <class Compute>
-  int get(int coord, Compute compute) {
-    Entry& e = entries_[static_cast<std::size_t>(coord) % entries_.size()];
-    if (e.coord != coord) e = {coord, compute(coord)};
-    return e.rank;
-  }
-
- private:
-  struct Entry {
-    int coord = -1;
-    int rank = -1;
-  };
-  std::array<Entry, 1024> entries_{};
-};
 
 int replica_of(const ArrayLayout& layout, int coord, long long k) {
   return layout.replica(std::vector<int>(1, coord), k);
@@ -60,40 +38,61 @@ int gather_owner(const ArrayLayout& layout, Index subscript, int requester) {
   return read_server(layout, coord, requester);
 }
 
+SubscriptRequests::SubscriptRequests(const ArrayLayout& layout,
+                                     const std::vector<Index>& subscripts, int me,
+                                     RemoteAccess access)
+    : layout_(layout),
+      subscripts_(subscripts),
+      me_(me),
+      access_(access),
+      replicas_(access == RemoteAccess::write ? static_cast<std::size_t>(layout.replica_count())
+                                              : 1),
+      servers_(1024) {}
+
+int SubscriptRequests::server(int coord) const {
+  CachedServer& cached = servers_[static_cast<std::size_t>(coord) % servers_.size()];
+  if (cached.coord != coord)
+    cached = {coord, access_ == RemoteAccess::read ? read_server(layout_, coord, me_)
+                                                   : replica_of(layout_, coord, 0)};
+  return cached.rank;
+}
+
+void SubscriptRequests::fill(std::size_t first, std::size_t count, ElementRequest* out) const {
+  const Range& range = layout_.range(0);
+  const Triplet& section = layout_.section_triplet(0);
+  // A 1-D local block is contiguous (the last dimension's stride is 1), so an
+  // element's offset is its local position, ghost offset included.
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::size_t k = (first + i) / replicas_;
+    const Owner o = range.owner(section.at(subscripts_[k]));
+    const auto position = static_cast<std::int64_t>(k);
+    if (replicas_ == 1) {
+      out[i] = {server(o.coord), o.local, position};
+    } else {
+      const auto replica = static_cast<long long>((first + i) % replicas_);
+      out[i] = {replica_of(layout_, o.coord, replica), o.local, position};
+    }
+  }
+}
+
 std::vector<ElementRequest> resolve_subscripts(const ArrayLayout& layout,
                                                const std::vector<Index>& subscripts, int me,
                                                RemoteAccess access) {
-  const Range& range = layout.range(0);
-  const Triplet& section = layout.section_triplet(0);
-  const long long replicas = access == RemoteAccess::write ? layout.replica_count() : 1;
-  std::vector<ElementRequest> requests(subscripts.size() * static_cast<std::size_t>(replicas));
-  ServerCache servers;
-  const auto serve = [&](int coord) { return read_server(layout, coord, me); };
-  const auto first_replica = [&](int coord) { return replica_of(layout, coord, 0); };
-  // A 1-D local block is contiguous (the last dimension's stride is 1), so an
-  // element's offset is its local position, ghost offset included.
-  std::size_t at = 0;
-  for (std::size_t k = 0; k < subscripts.size(); ++k) {
-    const Owner o = range.owner(section.at(subscripts[k]));
-    const auto position = static_cast<std::int64_t>(k);
-    if (access == RemoteAccess::read) {
-      requests[at++] = {servers.get(o.coord, serve), o.local, position};
-    } else if (replicas == 1) {
-      requests[at++] = {servers.get(o.coord, first_replica), o.local, position};
-    } else {
-      for (long long r = 0; r < replicas; ++r)
-        requests[at++] = {replica_of(layout, o.coord, r), o.local, position};
-    }
-  }
+  const SubscriptRequests source(layout, subscripts, me, access);
+  std::vector<ElementRequest> requests(source.size());
+  source.fill(0, requests.size(), requests.data());
   return requests;
 }
 
-ResolvedSubscripts resolve_checked(const ArrayLayout& layout, const std::vector<Index>& subscripts,
-                                   int me, RemoteAccess access, const std::string& caller_error) {
-  ResolvedSubscripts out;
-  out.error = caller_error.empty() ? check_subscripts(layout, subscripts) : caller_error;
-  if (out.error.empty()) out.requests = resolve_subscripts(layout, subscripts, me, access);
-  return out;
+std::string subscript_error(const ArrayLayout& layout, const std::vector<Index>& subscripts,
+                            const std::string& caller_error) {
+  return caller_error.empty() ? check_subscripts(layout, subscripts) : caller_error;
+}
+
+const std::vector<Index>& subscripts_to_resolve(const std::string& error,
+                                                const std::vector<Index>& subscripts) {
+  static const std::vector<Index> none;
+  return error.empty() ? subscripts : none;
 }
 
 DataPlan plan_index_exchange(const ArrayLayout& layout, const std::vector<Index>& subscripts,
@@ -101,11 +100,12 @@ DataPlan plan_index_exchange(const ArrayLayout& layout, const std::vector<Index>
                              const std::string& caller_error, std::uint64_t caller_fingerprint,
                              SparseExchangeStatistics* statistics) {
   const Comm& comm = layout.group().grid().comm();
-  const ResolvedSubscripts resolved =
-      resolve_checked(layout, subscripts, comm.rank(), access, caller_error);
-  return negotiate_data_plan(comm, resolved.requests, access, operation, resolved.error,
-                             detail::hash_mix(layout.fingerprint(), caller_fingerprint),
-                             statistics);
+  const std::string error = subscript_error(layout, subscripts, caller_error);
+  return negotiate_data_plan(
+      comm,
+      SubscriptRequests(layout, subscripts_to_resolve(error, subscripts), comm.rank(), access),
+      access, operation, error, detail::hash_mix(layout.fingerprint(), caller_fingerprint),
+      statistics);
 }
 
 }  // namespace adlib

@@ -21,6 +21,7 @@
 /// plan_index_exchange adds the argument agreement and the exchange.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -41,31 +42,62 @@ std::string check_subscripts(const ArrayLayout& layout, const std::vector<Index>
 int gather_owner(const ArrayLayout& layout, Index subscript, int requester);
 
 /// Rank `me`'s element requests for `subscripts` of the 1-D `layout`
-/// (checked by check_subscripts): request k asks for subscripts[k] into (or
-/// from) position k, of gather_owner for a read, of every replica for a write
-/// (one request per replica).  O(n) time and memory: nothing depends on the
-/// number of ranks.
+/// (checked by check_subscripts), resolved as the planner reads them (a
+/// RequestSource: nothing stored per subscript).  Request k asks for
+/// subscripts[k] into (or from) position k, of gather_owner for a read, of
+/// every replica for a write (one request per replica, replicas of one
+/// subscript adjacent).  Nothing depends on the number of ranks.
+class SubscriptRequests final : public RequestSource {
+ public:
+  /// Refers to `layout` and `subscripts`, which must outlive this object.
+  SubscriptRequests(const ArrayLayout& layout, const std::vector<Index>& subscripts, int me,
+                    RemoteAccess access);
+  /// Subscripts times the replicas written (1 for a read).
+  std::size_t size() const override { return subscripts_.size() * replicas_; }
+  /// Resolves requests [first, first + count).
+  void fill(std::size_t first, std::size_t count, ElementRequest* out) const override;
+
+ private:
+  // The serving rank of each owning coordinate, remembered in a small
+  // direct-mapped table (fixed size: nothing of the size of the process
+  // count), because ArrayLayout::replica builds coordinate vectors on every
+  // call and subscripts revisit the same few owners.
+  struct CachedServer {
+    int coord = -1;
+    int rank = -1;
+  };
+  int server(int coord) const;
+
+  const ArrayLayout& layout_;
+  const std::vector<Index>& subscripts_;
+  int me_;
+  RemoteAccess access_;
+  std::size_t replicas_;
+  mutable std::vector<CachedServer> servers_;
+};
+
+/// All of SubscriptRequests' requests, stored (for tests and inspection).
 std::vector<ElementRequest> resolve_subscripts(const ArrayLayout& layout,
                                                const std::vector<Index>& subscripts, int me,
                                                RemoteAccess access);
 
 /// The requester's half of rank `me`'s plan (pure): plan_data_requests of
-/// resolve_subscripts.
+/// SubscriptRequests.
 inline DataRequests plan_requests(const ArrayLayout& layout, const std::vector<Index>& subscripts,
                                   int me, RemoteAccess access) {
-  return plan_data_requests(resolve_subscripts(layout, subscripts, me, access), access);
+  return plan_data_requests(SubscriptRequests(layout, subscripts, me, access), access);
 }
 
-/// The requests of rank `me`, or an error (check_subscripts, or
-/// `caller_error` when set) with no requests: what a Gather or Scatter hands
-/// to its DataSchedule, which agrees on the error on every rank.
-struct ResolvedSubscripts {
-  std::vector<ElementRequest> requests;  ///< empty when error is set
-  std::string error;                     ///< this rank's verdict on the arguments
-};
-/// See ResolvedSubscripts.
-ResolvedSubscripts resolve_checked(const ArrayLayout& layout, const std::vector<Index>& subscripts,
-                                   int me, RemoteAccess access, const std::string& caller_error);
+/// This rank's verdict on a Gather's or Scatter's arguments: `caller_error`
+/// when set, else check_subscripts.
+std::string subscript_error(const ArrayLayout& layout, const std::vector<Index>& subscripts,
+                            const std::string& caller_error);
+
+/// What a rank resolves: `subscripts` when `error` is empty, else none (a
+/// rank with bad input asks for nothing; the agreement then makes every rank
+/// throw before any message).
+const std::vector<Index>& subscripts_to_resolve(const std::string& error,
+                                                const std::vector<Index>& subscripts);
 
 /// Collective over the layout's communicator: rank's whole plan, with one
 /// agreement (MPI_Allreduce) on check_subscripts, `caller_error` and

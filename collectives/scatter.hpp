@@ -85,14 +85,15 @@ class Scatter : public RunsSchedule<MemorySpace, DataSchedule<MemorySpace>> {
         count_(subscripts.size()),
         combine_(combine) {
     const Comm& comm = layout.group().grid().comm();
-    const ResolvedSubscripts resolved =
-        resolve_checked(layout, subscripts, comm.rank(), RemoteAccess::write, config.error);
+    const std::string error = subscript_error(layout, subscripts, config.error);
+    const SubscriptRequests requests(layout, subscripts_to_resolve(error, subscripts), comm.rank(),
+                                     RemoteAccess::write);
     const std::uint64_t fingerprint = detail::hash_mix(
         detail::hash_mix(layout.fingerprint(), element_and_configuration_fingerprint<T>(config)),
         op::fingerprint<Combine>());
     this->schedule_ = std::make_unique<DataSchedule<MemorySpace>>(
-        comm, resolved.requests, RemoteAccess::write, inner_configuration(config), "Scatter",
-        resolved.error, fingerprint);
+        comm, requests, RemoteAccess::write, inner_configuration(config), "Scatter", error,
+        fingerprint);
     this->schedule_->template prepare<T>();
   }
 

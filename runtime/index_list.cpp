@@ -2,17 +2,11 @@
 #include <adlib/runtime/index_list.hpp>
 
 #include <algorithm>
+#include <utility>
 
 namespace adlib {
 
 namespace {
-
-void add_single(IndexList& list, std::int64_t offset) {
-  if (list.segments.empty() || list.segments.back().run)
-    list.segments.push_back({static_cast<std::int64_t>(list.singles.size()), 0, false});
-  list.singles.push_back(offset);
-  ++list.segments.back().count;
-}
 
 void add_run(IndexList& list, std::int64_t first, std::int64_t count) {
   list.segments.push_back({first, count, true});
@@ -44,23 +38,9 @@ bool has_repeats(const IndexList& list, const std::vector<std::int64_t>& offsets
 
 }  // namespace
 
-IndexList IndexList::from(const std::vector<std::int64_t>& offsets) {
+IndexList IndexList::from(std::vector<std::int64_t> offsets) {
   IndexList list;
   const auto n = static_cast<std::int64_t>(offsets.size());
-  std::int64_t i = 0;
-  while (i < n) {
-    std::int64_t j = i + 1;
-    while (j < n && offsets[j] == offsets[j - 1] + 1) ++j;
-    if (j - i >= kMinIndexRun) {
-      add_run(list, offsets[i], j - i);
-    } else {
-      for (std::int64_t k = i; k < j; ++k) add_single(list, offsets[k]);
-    }
-    i = j;
-  }
-  // Plan memory is what the schedule keeps for its life: no growth slack.
-  list.singles.shrink_to_fit();
-  list.segments.shrink_to_fit();
   list.count = n;
   if (n > 0) {
     const auto [low, high] = std::minmax_element(offsets.begin(), offsets.end());
@@ -68,6 +48,29 @@ IndexList IndexList::from(const std::vector<std::int64_t>& offsets) {
     list.highest = *high;
   }
   list.repeats = has_repeats(list, offsets);
+  // The singles are compacted to the front of `offsets` itself (a single is
+  // never written past the position it is read from), which then becomes
+  // list.singles: a list without runs is taken over as it is, no copy.
+  std::size_t kept = 0;
+  std::int64_t i = 0;
+  while (i < n) {
+    std::int64_t j = i + 1;
+    while (j < n && offsets[j] == offsets[j - 1] + 1) ++j;
+    if (j - i >= kMinIndexRun) {
+      add_run(list, offsets[i], j - i);
+    } else {
+      if (list.segments.empty() || list.segments.back().run)
+        list.segments.push_back({static_cast<std::int64_t>(kept), 0, false});
+      list.segments.back().count += j - i;
+      for (std::int64_t k = i; k < j; ++k) offsets[kept++] = offsets[k];
+    }
+    i = j;
+  }
+  offsets.resize(kept);
+  list.singles = std::move(offsets);
+  // Plan memory is what the schedule keeps for its life: no large slack.
+  if (list.singles.capacity() > kept + kept / 4 + 64) list.singles.shrink_to_fit();
+  list.segments.shrink_to_fit();
   return list;
 }
 

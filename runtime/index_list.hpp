@@ -43,8 +43,10 @@ struct IndexList {
   std::int64_t highest = -1;          ///< largest offset (count > 0)
   bool repeats = false;               ///< some offset occurs more than once
 
-  /// The list of `offsets`, in that order (offsets must be >= 0).
-  static IndexList from(const std::vector<std::int64_t>& offsets);
+  /// The list of `offsets`, in that order (offsets must be >= 0).  Pass the
+  /// vector by std::move when it is not needed afterwards: its memory then
+  /// becomes the list's.
+  static IndexList from(std::vector<std::int64_t> offsets);
   /// from() for a literal list.
   static IndexList from(std::initializer_list<std::int64_t> offsets) {
     return from(std::vector<std::int64_t>(offsets));

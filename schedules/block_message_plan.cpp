@@ -84,7 +84,7 @@ std::vector<PeerMessage> merge_by_peer(const Requests& requests) {
 // Index requests sorted by peer (stable) join their peer's message (made if
 // the peer has no blocks), after its blocks: one IndexList per message.
 template <class IndexRequests>
-void attach_indices(std::vector<PeerMessage>& messages, const IndexRequests& requests) {
+void attach_indices(std::vector<PeerMessage>& messages, IndexRequests& requests) {
   std::vector<PeerMessage> merged;
   merged.reserve(messages.size() + requests.size());
   std::size_t b = 0, i = 0;
@@ -98,17 +98,16 @@ void attach_indices(std::vector<PeerMessage>& messages, const IndexRequests& req
     m.peer = peer;
     // One list for the peer (the common case) is used as it is; several are
     // concatenated first.
-    std::vector<std::int64_t> joined;
-    const std::vector<std::int64_t>* offsets = &joined;
+    std::vector<std::int64_t> offsets;
     if (i < requests.size() && requests[i].peer == peer &&
         (i + 1 == requests.size() || requests[i + 1].peer != peer)) {
-      offsets = &requests[i++].offsets;
+      offsets = std::move(requests[i++].offsets);
     } else {
       for (; i < requests.size() && requests[i].peer == peer; ++i)
-        joined.insert(joined.end(), requests[i].offsets.begin(), requests[i].offsets.end());
+        offsets.insert(offsets.end(), requests[i].offsets.begin(), requests[i].offsets.end());
     }
-    if (!offsets->empty()) {
-      m.indices = IndexList::from(*offsets);
+    if (!offsets.empty()) {
+      m.indices = IndexList::from(std::move(offsets));
       m.count += m.indices.count;
     }
     merged.push_back(std::move(m));
@@ -311,8 +310,8 @@ void BlockMessagePlan::build() {
   attach_indices(recvs_, recv_index_requests_);
   assign_offsets(sends_);
   assign_offsets(recvs_);
-  local_index_sends_ = IndexList::from(self_send_offsets_);
-  local_index_recvs_ = IndexList::from(self_recv_offsets_);
+  local_index_sends_ = IndexList::from(std::move(self_send_offsets_));
+  local_index_recvs_ = IndexList::from(std::move(self_recv_offsets_));
   send_buffer_count_ = buffer_count(sends_);
   recv_buffer_count_ = buffer_count(recvs_);
 

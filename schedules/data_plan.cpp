@@ -9,57 +9,106 @@ namespace adlib {
 
 namespace {
 
-// (owner offset, local offset): what one request becomes once grouped.
-using Wanted = std::pair<std::int64_t, std::int64_t>;
+// Requests are read from their source this many at a time.
+constexpr std::size_t kChunk = 4096;
 
-// Groups smaller than this are sorted by comparison; larger ones by radix.
-constexpr std::size_t kRadixThreshold = 256;
-constexpr int kRadixBits = 11;  // 2048 buckets: two passes cover 4 Mi elements
+// Reads every request of `source`, a chunk at a time, calling visit(request).
+template <class Visit>
+void for_each_request(const RequestSource& source, Visit visit) {
+  const std::size_t n = source.size();
+  std::vector<ElementRequest> chunk(std::min(n, kChunk));
+  for (std::size_t first = 0; first < n; first += kChunk) {
+    const std::size_t count = std::min(kChunk, n - first);
+    source.fill(first, count, chunk.data());
+    for (std::size_t i = 0; i < count; ++i) visit(chunk[i]);
+  }
+}
 
-// Sorts [first, first + n) by owner offset, stably (requests for one element
-// keep their order), with `scratch` of at least n entries.
-void sort_by_owner_offset(Wanted* first, std::size_t n, std::vector<Wanted>& scratch) {
-  if (n < kRadixThreshold) {
-    std::stable_sort(first, first + n,
-                     [](const Wanted& a, const Wanted& b) { return a.first < b.first; });
+int bit_width(std::uint64_t v) {
+  int bits = 0;
+  while (v >> bits) ++bits;
+  return bits;
+}
+
+// Sorts `keys` ascending with a least-significant-digit radix sort over
+// their low `bits` bits (higher bits are zero); `scratch` holds as many.
+void radix_sort(std::uint64_t* keys, std::size_t n, int bits, std::uint64_t* scratch) {
+  if (n < 256) {
+    std::sort(keys, keys + n);
     return;
   }
-  // Least significant digit first: each pass is stable, so the whole is.
-  std::int64_t highest = 0;
-  for (std::size_t i = 0; i < n; ++i) highest = std::max(highest, first[i].first);
-  if (scratch.size() < n) scratch.resize(n);
-  Wanted *from = first, *to = scratch.data();
-  constexpr std::size_t buckets = std::size_t(1) << kRadixBits;
-  std::vector<std::size_t> start(buckets + 1);
-  for (int shift = 0; shift == 0 || (highest >> shift) > 0; shift += kRadixBits) {
+  // Digits of up to 13 bits (a count table of 64 KiB, in cache), as few
+  // passes as the key width allows.
+  const int passes = std::max(1, (bits + 12) / 13);
+  const int digit = (bits + passes - 1) / passes;
+  const std::uint64_t mask = (std::uint64_t(1) << digit) - 1;
+  std::vector<std::size_t> start((std::size_t(1) << digit) + 1);
+  std::uint64_t *from = keys, *to = scratch;
+  for (int pass = 0; pass < passes; ++pass) {
+    const int shift = pass * digit;
     std::fill(start.begin(), start.end(), 0);
-    for (std::size_t i = 0; i < n; ++i) ++start[((from[i].first >> shift) & (buckets - 1)) + 1];
-    for (std::size_t b = 1; b <= buckets; ++b) start[b] += start[b - 1];
-    for (std::size_t i = 0; i < n; ++i)
-      to[start[(from[i].first >> shift) & (buckets - 1)]++] = from[i];
+    for (std::size_t i = 0; i < n; ++i) ++start[((from[i] >> shift) & mask) + 1];
+    for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
+    for (std::size_t i = 0; i < n; ++i) to[start[(from[i] >> shift) & mask]++] = from[i];
     std::swap(from, to);
   }
-  if (from != first) std::copy(from, from + n, first);
+  if (from != keys) std::copy(from, from + n, keys);
+}
+
+// Appends one owner's requests, sorted (owner_offset(i), local_offset(i)
+// for i < n), to its message and receive list; a read sends each owner
+// offset once and fans the repeats out.
+template <class OwnerOffset, class LocalOffset>
+void emit_group(std::size_t n, OwnerOffset owner_offset, LocalOffset local_offset,
+                RemoteAccess access, SparseMessage<std::int64_t>& message, PeerIndices& receive,
+                std::vector<FanOut>& fan_out) {
+  if (access == RemoteAccess::write) {
+    message.values.resize(n);
+    receive.offsets.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      message.values[i] = owner_offset(i);
+      receive.offsets[i] = local_offset(i);
+    }
+    return;
+  }
+  std::size_t distinct = n > 0 ? 1 : 0;
+  for (std::size_t i = 1; i < n; ++i) distinct += owner_offset(i) != owner_offset(i - 1);
+  message.values.resize(distinct);
+  receive.offsets.resize(distinct);
+  std::size_t d = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t wanted = owner_offset(i);
+    if (i > 0 && wanted == owner_offset(i - 1)) {
+      fan_out.push_back({local_offset(i), receive.offsets[d - 1]});
+      continue;
+    }
+    message.values[d] = wanted;
+    receive.offsets[d] = local_offset(i);
+    ++d;
+  }
 }
 
 }  // namespace
 
-std::string check_requests(const std::vector<ElementRequest>& requests, int comm_size) {
-  for (std::size_t k = 0; k < requests.size(); ++k) {
-    const ElementRequest& r = requests[k];
-    if (r.owner < 0 || r.owner >= comm_size)
-      return "request " + std::to_string(k) + " names owner " + std::to_string(r.owner) +
-             ", outside [0, " + std::to_string(comm_size) + ")";
-    if (r.owner_offset < 0 || r.local_offset < 0)
-      return "request " + std::to_string(k) + " has a negative offset (owner offset " +
-             std::to_string(r.owner_offset) + ", local offset " + std::to_string(r.local_offset) +
-             ")";
-  }
-  return {};
+std::string check_requests(const RequestSource& requests, int comm_size) {
+  std::string error;
+  std::size_t k = 0;
+  for_each_request(requests, [&](const ElementRequest& r) {
+    if (error.empty()) {
+      if (r.owner < 0 || r.owner >= comm_size)
+        error = "request " + std::to_string(k) + " names owner " + std::to_string(r.owner) +
+                ", outside [0, " + std::to_string(comm_size) + ")";
+      else if (r.owner_offset < 0 || r.local_offset < 0)
+        error = "request " + std::to_string(k) + " has a negative offset (owner offset " +
+                std::to_string(r.owner_offset) + ", local offset " +
+                std::to_string(r.local_offset) + ")";
+    }
+    ++k;
+  });
+  return error;
 }
 
-DataRequests plan_data_requests(const std::vector<ElementRequest>& requests, RemoteAccess access) {
-  const std::size_t n = requests.size();
+DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess access) {
   // 1. Count the requests per owner.  Owners are numbered in order of first
   // appearance through a hash map of the owners named (nothing of the size
   // of the communicator); runs of one owner skip the lookup.
@@ -80,7 +129,12 @@ DataRequests plan_data_requests(const std::vector<ElementRequest>& requests, Rem
     }
     return last_group;
   };
-  for (const ElementRequest& r : requests) ++group_start[group_of_owner(r.owner)];
+  std::int64_t highest_owner_offset = 0, highest_local_offset = -1;
+  for_each_request(requests, [&](const ElementRequest& r) {
+    ++group_start[group_of_owner(r.owner)];
+    highest_owner_offset = std::max(highest_owner_offset, r.owner_offset);
+    highest_local_offset = std::max(highest_local_offset, r.local_offset);
+  });
   std::size_t total = 0, largest = 0;
   for (std::size_t& start : group_start) {
     const std::size_t count = start;
@@ -90,51 +144,55 @@ DataRequests plan_data_requests(const std::vector<ElementRequest>& requests, Rem
   }
   group_start.push_back(total);
 
-  // 2. Group them (a stable counting sort: request order within an owner).
-  std::vector<Wanted> grouped(n);
+  // 2. Group them by owner (a counting sort), as packed keys when they fit.
+  const int local_bits = std::max(
+      1, bit_width(static_cast<std::uint64_t>(std::max<std::int64_t>(highest_local_offset, 0))));
+  const int key_bits = local_bits + bit_width(static_cast<std::uint64_t>(highest_owner_offset));
+  const bool packed = key_bits <= 64;
+  std::vector<std::uint64_t> keys(packed ? total : 0);
+  std::vector<std::pair<std::int64_t, std::int64_t>> pairs(packed ? 0 : total);
   {
     std::vector<std::size_t> next(group_start.begin(), group_start.end() - 1);
-    for (const ElementRequest& r : requests)
-      grouped[next[group_of_owner(r.owner)]++] = {r.owner_offset, r.local_offset};
+    for_each_request(requests, [&](const ElementRequest& r) {
+      const std::size_t at = next[group_of_owner(r.owner)]++;
+      if (packed)
+        keys[at] = static_cast<std::uint64_t>(r.owner_offset) << local_bits |
+                   static_cast<std::uint64_t>(r.local_offset);
+      else
+        pairs[at] = {r.owner_offset, r.local_offset};
+    });
   }
 
-  // 3. One message per owner, in ascending owner order, its offsets ascending.
+  // 3. One message per owner, in ascending owner order, sorted by owner
+  // offset, then local offset.
   std::vector<std::size_t> order(owner_of_group.size());
   for (std::size_t g = 0; g < order.size(); ++g) order[g] = g;
   std::sort(order.begin(), order.end(),
             [&](std::size_t a, std::size_t b) { return owner_of_group[a] < owner_of_group[b]; });
   DataRequests out;
+  out.plan.local_extent = highest_local_offset + 1;
   out.to_owners.reserve(order.size());
   out.plan.exchange.recv_indices.reserve(order.size());
-  std::vector<Wanted> scratch(largest >= kRadixThreshold ? largest : 0);
+  std::vector<std::uint64_t> scratch(packed && largest >= 256 ? largest : 0);
   for (const std::size_t g : order) {
-    const std::size_t begin = group_start[g], end = group_start[g + 1];
-    Wanted* first = grouped.data() + begin;
-    sort_by_owner_offset(first, end - begin, scratch);
+    const std::size_t begin = group_start[g], n = group_start[g + 1] - begin;
     SparseMessage<std::int64_t> message{owner_of_group[g], {}};
     PeerIndices receive{owner_of_group[g], {}};
-    if (access == RemoteAccess::read) {
-      // Each element once; its first requester receives it, the others copy.
-      std::size_t distinct = begin < end ? 1 : 0;
-      for (std::size_t i = begin + 1; i < end; ++i)
-        distinct += grouped[i].first != grouped[i - 1].first;
-      message.values.reserve(distinct);
-      receive.offsets.reserve(distinct);
-      for (std::size_t i = begin; i < end; ++i) {
-        if (i > begin && grouped[i].first == grouped[i - 1].first) {
-          out.plan.fan_out.push_back({grouped[i].second, receive.offsets.back()});
-          continue;
-        }
-        message.values.push_back(grouped[i].first);
-        receive.offsets.push_back(grouped[i].second);
-      }
+    if (packed) {
+      std::uint64_t* key = keys.data() + begin;
+      radix_sort(key, n, key_bits, scratch.data());
+      const std::uint64_t local_mask = (std::uint64_t(1) << local_bits) - 1;
+      emit_group(
+          n, [&](std::size_t i) { return static_cast<std::int64_t>(key[i] >> local_bits); },
+          [&](std::size_t i) { return static_cast<std::int64_t>(key[i] & local_mask); }, access,
+          message, receive, out.plan.fan_out);
     } else {
-      message.values.resize(end - begin);
-      receive.offsets.resize(end - begin);
-      for (std::size_t i = begin; i < end; ++i) {
-        message.values[i - begin] = grouped[i].first;
-        receive.offsets[i - begin] = grouped[i].second;
-      }
+      const auto first = pairs.begin() + static_cast<std::ptrdiff_t>(begin);
+      std::sort(first, first + static_cast<std::ptrdiff_t>(n));
+      emit_group(
+          n, [&](std::size_t i) { return first[static_cast<std::ptrdiff_t>(i)].first; },
+          [&](std::size_t i) { return first[static_cast<std::ptrdiff_t>(i)].second; }, access,
+          message, receive, out.plan.fan_out);
     }
     out.to_owners.push_back(std::move(message));
     out.plan.exchange.recv_indices.push_back(std::move(receive));
@@ -148,9 +206,9 @@ void add_owner_side(ExchangePlan& exchange, std::vector<SparseMessage<std::int64
     exchange.send_indices.push_back({m.peer, std::move(m.values)});
 }
 
-DataPlan negotiate_data_plan(const Comm& comm, const std::vector<ElementRequest>& requests,
-                             RemoteAccess access, const char* operation,
-                             const std::string& caller_error, std::uint64_t caller_fingerprint,
+DataPlan negotiate_data_plan(const Comm& comm, const RequestSource& requests, RemoteAccess access,
+                             const char* operation, const std::string& caller_error,
+                             std::uint64_t caller_fingerprint,
                              SparseExchangeStatistics* statistics) {
   std::string error = caller_error;
   if (error.empty()) error = check_requests(requests, comm.size());

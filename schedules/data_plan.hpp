@@ -21,18 +21,21 @@
 ///     (ExchangePlan::send_indices) to the requester.
 ///
 /// Reads fetch an element asked for several times once: it arrives at the
-/// first local offset that asked (in request order) and is copied locally to
-/// the others afterwards (DataPlan::fan_out).  Writes send every request,
-/// repeats included: the owner combines each contribution into its target,
-/// and the contributions aimed at one target keep the requester's order (the
-/// sort by offset is stable), so any combine operation, user operations that
-/// are not associative included, gives the same result in every run.
+/// lowest local offset that asked and is copied locally to the others
+/// afterwards (DataPlan::fan_out).  Writes send every request, repeats
+/// included: the owner combines each contribution into its target, those
+/// aimed at one target in increasing order of their local offsets (for a
+/// Scatter of a value list: list order), so any combine operation, user
+/// operations that are not associative included, gives the same result in
+/// every run.
 ///
 /// Cost: O(n) time (a counting sort by owner, a radix sort by offset) and
-/// about 40 bytes of memory per request at the peak; nothing depends on the
-/// number of ranks.
+/// about 40 bytes of memory per request at the peak, requests read in chunks
+/// from a RequestSource; nothing depends on the number of ranks.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -57,6 +60,38 @@ struct ElementRequest {
   std::int64_t local_offset = 0;  ///< element offset in the requester's local memory
 };
 
+/// Requests produced a chunk at a time, so that a caller with millions of
+/// requests (a Gather's subscripts) need not store them all: planning reads
+/// them twice (a count, then a placement), chunk by chunk.
+class RequestSource {
+ public:
+  /// How many requests there are.
+  virtual std::size_t size() const = 0;
+  /// out[0, count) = requests first, ..., first + count - 1 (always the same
+  /// requests for the same positions).
+  virtual void fill(std::size_t first, std::size_t count, ElementRequest* out) const = 0;
+
+ protected:
+  ~RequestSource() = default;
+};
+
+/// A RequestSource over requests already stored.
+class StoredRequests final : public RequestSource {
+ public:
+  /// Refers to `requests`, which must outlive this object.
+  explicit StoredRequests(const std::vector<ElementRequest>& requests) : requests_(requests) {}
+  /// How many requests there are.
+  std::size_t size() const override { return requests_.size(); }
+  /// Copies requests [first, first + count).
+  void fill(std::size_t first, std::size_t count, ElementRequest* out) const override {
+    std::copy(requests_.begin() + static_cast<std::ptrdiff_t>(first),
+              requests_.begin() + static_cast<std::ptrdiff_t>(first + count), out);
+  }
+
+ private:
+  const std::vector<ElementRequest>& requests_;
+};
+
 /// One local copy after a read: local[to] = local[from], once the schedule
 /// has delivered local[from].
 struct FanOut {
@@ -68,8 +103,9 @@ struct FanOut {
 /// executor, in the read direction (send memory: the owners' memory; receive
 /// memory: the requesters'; a write runs it backwards), and a read's fan-out.
 struct DataPlan {
-  ExchangePlan exchange;        ///< index lists only (no blocks)
-  std::vector<FanOut> fan_out;  ///< reads only: copies after the schedule, any order
+  ExchangePlan exchange;          ///< index lists only (no blocks)
+  std::vector<FanOut> fan_out;    ///< reads only: copies after the schedule, any order
+  std::int64_t local_extent = 0;  ///< the largest local offset requested, plus one
 };
 
 /// The requester's half of a plan, before the exchange.
@@ -82,11 +118,16 @@ struct DataRequests {
 
 /// Empty when every request names an owner in [0, comm_size) and
 /// non-negative offsets, else the reason (naming the first bad request).
-std::string check_requests(const std::vector<ElementRequest>& requests, int comm_size);
+std::string check_requests(const RequestSource& requests, int comm_size);
 
 /// The requester's half (see the file overview), for valid requests.  Local
 /// offsets must be distinct for a read (each position receives one value).
-DataRequests plan_data_requests(const std::vector<ElementRequest>& requests, RemoteAccess access);
+DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess access);
+/// plan_data_requests of stored requests.
+inline DataRequests plan_data_requests(const std::vector<ElementRequest>& requests,
+                                       RemoteAccess access) {
+  return plan_data_requests(StoredRequests(requests), access);
+}
 
 /// The owner's half: every received request (sender, owner offsets) becomes
 /// exchange.send_indices(sender, offsets), in the order received.
@@ -98,9 +139,8 @@ void add_owner_side(ExchangePlan& exchange, std::vector<SparseMessage<std::int64
 /// on: element type, combine operation, layouts), so bad input on any rank
 /// throws the same adlib::Error on every rank before any message is posted.
 /// `statistics`, when given, receives the exchange's costs.
-DataPlan negotiate_data_plan(const Comm& comm, const std::vector<ElementRequest>& requests,
-                             RemoteAccess access, const char* operation,
-                             const std::string& caller_error = {},
+DataPlan negotiate_data_plan(const Comm& comm, const RequestSource& requests, RemoteAccess access,
+                             const char* operation, const std::string& caller_error = {},
                              std::uint64_t caller_fingerprint = 0,
                              SparseExchangeStatistics* statistics = nullptr);
 

@@ -87,14 +87,20 @@ class DataSchedule {
                const Configuration& config = Configuration::environment(),
                const char* operation = "DataSchedule", const std::string& caller_error = {},
                std::uint64_t caller_fingerprint = 0)
+      : DataSchedule(comm, StoredRequests(requests), access, config, operation, caller_error,
+                     caller_fingerprint) {}
+  /// The same with requests read from `requests` a chunk at a time (a caller
+  /// that computes them need not store them all).
+  DataSchedule(const Comm& comm, const RequestSource& requests, RemoteAccess access,
+               const Configuration& config = Configuration::environment(),
+               const char* operation = "DataSchedule", const std::string& caller_error = {},
+               std::uint64_t caller_fingerprint = 0)
       : access_(access) {
     DataPlan plan = negotiate_data_plan(comm, requests, access, operation, caller_error,
                                         caller_fingerprint, &negotiation_);
     fan_out_count_ = plan.fan_out.size();
     if (fan_out_count_ > 0) fan_out_copies_ = to_view(plan.fan_out);
-    local_required_ = 0;
-    for (const ElementRequest& r : requests)
-      local_required_ = std::max<std::int64_t>(local_required_, r.local_offset + 1);
+    local_required_ = plan.local_extent;
     schedule_ = std::make_unique<BlockMessSchedule<MemorySpace>>(comm, config);
     schedule_->declare(std::move(plan.exchange));
     schedule_->build();

@@ -161,8 +161,9 @@ void check_scatter(const SideSpec& spec, const adlib::ArrayLayout& layout, int P
       // keep the requester's list order (what makes combining deterministic).
       for (std::size_t i = 1; i < send.offsets.size(); ++i) {
         EXPECT_LE(send.offsets[i - 1], send.offsets[i]) << "owner offsets not ascending";
-        if (send.offsets[i - 1] == send.offsets[i])
+        if (send.offsets[i - 1] == send.offsets[i]) {
           EXPECT_LT(recv->offsets[i - 1], recv->offsets[i]) << "contributions out of list order";
+        }
       }
       for (std::size_t i = 0; i < send.offsets.size(); ++i) {
         const Index target = decode(send.offsets[i]);
