@@ -119,6 +119,10 @@ struct DataRequests {
 /// Empty when every request names an owner in [0, comm_size) and
 /// non-negative offsets, else the reason (naming the first bad request).
 std::string check_requests(const RequestSource& requests, int comm_size);
+/// check_requests of stored requests.
+inline std::string check_requests(const std::vector<ElementRequest>& requests, int comm_size) {
+  return check_requests(StoredRequests(requests), comm_size);
+}
 
 /// The requester's half (see the file overview), for valid requests.  Local
 /// offsets must be distinct for a read (each position receives one value).
