@@ -196,7 +196,9 @@ namespace detail {
 template <class ExecSpace>
 void require_host_for_indices() {
   if constexpr (!runs_on_host<ExecSpace>())
-    throw Error("index-list messages over device memory are not supported yet", -1, "pack");
+    throw Error(
+        "these IndexList kernels run in host execution spaces (DeviceIndexList runs elsewhere)", -1,
+        "pack");
 }
 }  // namespace detail
 

@@ -54,6 +54,7 @@
 #include <cstdint>
 #include <list>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -62,6 +63,7 @@
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/configuration.hpp>
 #include <adlib/runtime/detail/hash.hpp>
+#include <adlib/runtime/device_index_list.hpp>
 #include <adlib/runtime/element_type.hpp>
 #include <adlib/runtime/error.hpp>
 #include <adlib/runtime/pack.hpp>
@@ -285,6 +287,20 @@ class BlockMessSchedule {
   static void finish_typed(BlockMessSchedule& self);
   void post(std::vector<MPI_Request>& requests);
   std::string check_peer_counts();
+  /// Do index lists run as DeviceIndexList kernels (memory a host thread
+  /// cannot address, or forced staging, which exercises them on the host)?
+  bool index_kernels_where_memory_lives() const {
+    return !Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible ||
+           config_.force_staging;
+  }
+  void prepare_device_index_lists();
+  template <class T>
+  void pack_list(const IndexList& list, const T* memory, T* buffer) const;
+  template <class T, class Combine>
+  void unpack_list(const IndexList& list, T* memory, const T* buffer, const Combine& combine) const;
+  template <class T, class Combine>
+  void copy_lists(T* dst, const IndexList& dst_list, const T* src, const IndexList& src_list,
+                  const Combine& combine) const;
   void release_mpi_objects();
 
   Comm comm_;
@@ -301,6 +317,8 @@ class BlockMessSchedule {
   MessageBuffers<MemorySpace> buffers_;
   ElementTypes types_;
   RequestSets requests_;
+  /// The plan's index lists in MemorySpace, by list (index_kernels_where_memory_lives()).
+  std::unordered_map<const IndexList*, DeviceIndexList<MemorySpace>> device_lists_;
 
   /// The execution in flight: its route and requests, the arrays finish()
   /// unpacks into, the combine operation, and the typed finish.
@@ -324,9 +342,13 @@ void BlockMessSchedule<MemorySpace>::build(bool check_peers) {
   } catch (const Error& e) {
     error = e.message();
   }
-  if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible)
-    if (error.empty() && plan_.has_indices())
-      error = "index-list messages over device memory are not supported yet";
+  if (error.empty() && plan_.has_indices() && index_kernels_where_memory_lives()) {
+    try {
+      prepare_device_index_lists();
+    } catch (const std::exception& e) {
+      error = std::string("index lists for the memory space: ") + e.what();
+    }
+  }
   const std::uint64_t fingerprint = detail::hash_mix(config_.fingerprint(), check_peers ? 1u : 0u);
   tag_ = comm_.lease_agreed_tag(error, fingerprint, kOperation);
   // Every plan is valid: now the two ends of each message.
@@ -497,7 +519,7 @@ void BlockMessSchedule<MemorySpace>::start_arrays(T* const* dst, const T* const*
       }
   for (int k = 0; k < arrays; ++k)
     for (const IndexPack& pack : r.index_packs()) {
-      pack_indices<T>(space_, src[k], *pack.list, out + pack.buffer_offset + k * pack.array_stride);
+      pack_list<T>(*pack.list, src[k], out + pack.buffer_offset + k * pack.array_stride);
       packed = true;
     }
   // The pack kernels complete before MPI reads their buffer (or before it is
@@ -513,8 +535,7 @@ void BlockMessSchedule<MemorySpace>::start_arrays(T* const* dst, const T* const*
       if (!walk.packs) run_walk<T>(walk, dst[k], src[k], out, k, combine);
     if (!r.local_reads().empty()) copy_locally_staged<T>(r, dst[k], src[k], combine);
     if (r.local_index_reads().count > 0)
-      copy_indices<T>(space_, dst[k], r.local_index_writes(), src[k], r.local_index_reads(),
-                      combine);
+      copy_lists<T>(dst[k], r.local_index_writes(), src[k], r.local_index_reads(), combine);
   }
 
   pending_dst_.assign(dst, dst + arrays);  // keeps its capacity: no allocation per execution
@@ -696,7 +717,7 @@ void BlockMessSchedule<MemorySpace>::finish_typed(BlockMessSchedule& self) {
         position += block.count();
       }
       if (m.indices.count > 0) {
-        unpack_indices<T>(self.space_, static_cast<T*>(dst), m.indices, in + position, combine);
+        self.template unpack_list<T>(m.indices, static_cast<T*>(dst), in + position, combine);
         position += m.indices.count;
       }
     }
@@ -713,6 +734,49 @@ void BlockMessSchedule<MemorySpace>::finish_typed(BlockMessSchedule& self) {
     self.requests_.clear();
     throw Error(error, self.comm_.rank(), kOperation);
   }
+}
+
+template <class MemorySpace>
+void BlockMessSchedule<MemorySpace>::prepare_device_index_lists() {
+  auto add = [&](const IndexList& list) {
+    if (list.count > 0) device_lists_.emplace(&list, DeviceIndexList<MemorySpace>::from(list));
+  };
+  for (const PeerMessage& m : plan_.send_messages()) add(m.indices);
+  for (const PeerMessage& m : plan_.recv_messages()) add(m.indices);
+  add(plan_.local_index_sends());
+  add(plan_.local_index_recvs());
+}
+
+template <class MemorySpace>
+template <class T>
+void BlockMessSchedule<MemorySpace>::pack_list(const IndexList& list, const T* memory,
+                                               T* buffer) const {
+  if (device_lists_.empty())
+    pack_indices<T>(space_, memory, list, buffer);
+  else
+    pack_indices<T>(space_, memory, device_lists_.at(&list), buffer);
+}
+
+template <class MemorySpace>
+template <class T, class Combine>
+void BlockMessSchedule<MemorySpace>::unpack_list(const IndexList& list, T* memory, const T* buffer,
+                                                 const Combine& combine) const {
+  if (device_lists_.empty())
+    unpack_indices<T>(space_, memory, list, buffer, combine);
+  else
+    unpack_indices<T>(space_, memory, device_lists_.at(&list), buffer, combine);
+}
+
+template <class MemorySpace>
+template <class T, class Combine>
+void BlockMessSchedule<MemorySpace>::copy_lists(T* dst, const IndexList& dst_list, const T* src,
+                                                const IndexList& src_list,
+                                                const Combine& combine) const {
+  if (device_lists_.empty())
+    copy_indices<T>(space_, dst, dst_list, src, src_list, combine);
+  else
+    copy_indices<T>(space_, dst, device_lists_.at(&dst_list), src, device_lists_.at(&src_list),
+                    combine);
 }
 
 template <class MemorySpace>

@@ -30,7 +30,8 @@
 /// Finding owners is the caller's business: collectives/ resolves global
 /// subscripts with the layout's Range inquiries (Gather, Scatter).  The
 /// executor underneath is a BlockMessSchedule of index-list messages
-/// (schedule()); index lists run in host memory spaces only for now.
+/// (schedule()); over device memory its index lists run as device kernels
+/// (runtime/device_index_list.hpp).
 #pragma once
 
 #include <Kokkos_Core.hpp>

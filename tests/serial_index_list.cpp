@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include <adlib/runtime/device_index_list.hpp>
 #include <adlib/runtime/index_list.hpp>
 #include <adlib/runtime/pack.hpp>
 #include <adlib/schedules/block_message_plan.hpp>
@@ -89,6 +90,52 @@ TEST(SerialIndexList, PackUnpackAndLocalCopyFollowTheList) {
     for (std::size_t k = 0; k < offsets.size(); ++k) want[reversed[k]] = memory[offsets[k]];
     adlib::copy_indices<long long>(space, copy.data(), IndexList::from(reversed), memory.data(),
                                    list);
+    ASSERT_EQ(copy, want);
+  }
+}
+
+// The device form's kernels (one thread per element, or per distinct target
+// when offsets repeat) against the serial reference, with an operation that
+// does not commute so that the order of repeated targets shows.
+TEST(SerialIndexList, DeviceKernelsFollowTheListInOrder) {
+  adlib_test::Rng rng(11);
+  const Kokkos::DefaultExecutionSpace space;
+  using Space = Kokkos::DefaultExecutionSpace::memory_space;
+  const auto ordered = adlib::op::combine(
+      [](long long& target, const long long& value) { target = 3 * target + value; });
+  for (int trial = 0; trial < 300; ++trial) {
+    const Offsets offsets = random_offsets(rng);
+    const IndexList host_list = IndexList::from(offsets);
+    const auto list = adlib::DeviceIndexList<Space>::from(host_list);
+    ASSERT_EQ(list.count, static_cast<std::int64_t>(offsets.size()));
+    ASSERT_EQ(list.repeats, host_list.repeats);
+    std::vector<long long> memory(600), buffer(offsets.size());
+    for (std::size_t i = 0; i < memory.size(); ++i) memory[i] = 10 * static_cast<long long>(i);
+    adlib::pack_indices<long long>(space, memory.data(), list, buffer.data());
+    space.fence();
+    for (std::size_t k = 0; k < offsets.size(); ++k) ASSERT_EQ(buffer[k], memory[offsets[k]]);
+    for (std::size_t k = 0; k < offsets.size(); ++k) buffer[k] = static_cast<long long>(k) + 1;
+    // Replace: the last value aimed at a target wins; the ordered operation:
+    // every value, in list order.
+    std::vector<long long> replaced(600, -1), want_replaced(600, -1);
+    std::vector<long long> combined(600, 1), want_combined(600, 1);
+    for (std::size_t k = 0; k < offsets.size(); ++k) {
+      want_replaced[offsets[k]] = buffer[k];
+      want_combined[offsets[k]] = 3 * want_combined[offsets[k]] + buffer[k];
+    }
+    adlib::unpack_indices<long long>(space, replaced.data(), list, buffer.data());
+    adlib::unpack_indices<long long>(space, combined.data(), list, buffer.data(), ordered);
+    space.fence();
+    ASSERT_EQ(replaced, want_replaced);
+    ASSERT_EQ(combined, want_combined);
+    // A local copy into a list of other shape, combining in order.
+    const Offsets reversed(offsets.rbegin(), offsets.rend());
+    const auto source = adlib::DeviceIndexList<Space>::from(IndexList::from(reversed));
+    std::vector<long long> copy(600, 1), want(600, 1);
+    for (std::size_t k = 0; k < offsets.size(); ++k)
+      want[offsets[k]] = 3 * want[offsets[k]] + memory[reversed[k]];
+    adlib::copy_indices<long long>(space, copy.data(), list, memory.data(), source, ordered);
+    space.fence();
     ASSERT_EQ(copy, want);
   }
 }

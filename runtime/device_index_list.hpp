@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/// @file
+/// DeviceIndexList: an IndexList (runtime/index_list.hpp) laid out for
+/// kernels that run where the memory lives (a GPU, or any execution space
+/// with many threads), and the pack, unpack and copy kernels over it.
+///
+/// @code
+///   auto list = adlib::DeviceIndexList<MemorySpace>::from(host_list);   // once, at build
+///   adlib::pack_indices<double>(space, memory, list, buffer);           // one kernel
+///   adlib::unpack_indices<double>(space, memory, list, buffer, adlib::op::add);
+/// @endcode
+///
+/// The host IndexList keeps runs and singles apart so that one host thread
+/// copies runs as rows; a device kernel wants one thread per element
+/// instead, so every offset is stored (8 bytes per element).  Offsets that
+/// repeat cannot be combined by independent threads without races or an
+/// arbitrary order, so a list with repeats also stores its positions grouped
+/// by target (compressed rows: each distinct target, then the list positions
+/// aimed at it, in list order): one thread per distinct target applies its
+/// values in list order, so combining stays deterministic and parallel
+/// (another 16 bytes per element at most).
+///
+/// Schedules use these kernels for memory a host thread cannot address, and,
+/// under Configuration::force_staging, for host memory too, so that CI
+/// without a GPU runs them.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include <adlib/runtime/combine.hpp>
+#include <adlib/runtime/index_list.hpp>
+
+namespace adlib {
+
+/// An IndexList in MemorySpace (see the file overview).
+template <class MemorySpace>
+struct DeviceIndexList {
+  /// A list of 64-bit offsets or positions in MemorySpace.
+  using Offsets = Kokkos::View<std::int64_t*, MemorySpace>;
+  Offsets offsets;         ///< every offset, in list order
+  Offsets targets;         ///< repeats only: the distinct offsets, ascending
+  Offsets starts;          ///< repeats only: targets(t)'s positions are [starts(t), starts(t + 1))
+  Offsets positions;       ///< repeats only: list positions grouped by target, list order within
+  std::int64_t count = 0;  ///< elements in the list
+  std::int64_t distinct = 0;  ///< distinct offsets (count when nothing repeats)
+  bool repeats = false;       ///< some offset occurs more than once
+
+  /// The device form of `list` (allocates and copies; call once per list).
+  static DeviceIndexList from(const IndexList& list) {
+    DeviceIndexList out;
+    out.count = list.count;
+    out.repeats = list.repeats;
+    const std::vector<std::int64_t> host = list.offsets();
+    out.offsets = to_view(host, "adlib::DeviceIndexList::offsets");
+    out.distinct = list.count;
+    if (!list.repeats) return out;
+    // Positions sorted by target, stably: list order within a target.
+    std::vector<std::int64_t> order(host.size());
+    std::iota(order.begin(), order.end(), std::int64_t(0));
+    std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+      return host[static_cast<std::size_t>(a)] < host[static_cast<std::size_t>(b)];
+    });
+    std::vector<std::int64_t> targets, starts;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const std::int64_t target = host[static_cast<std::size_t>(order[i])];
+      if (targets.empty() || targets.back() != target) {
+        targets.push_back(target);
+        starts.push_back(static_cast<std::int64_t>(i));
+      }
+    }
+    starts.push_back(static_cast<std::int64_t>(order.size()));
+    out.distinct = static_cast<std::int64_t>(targets.size());
+    out.targets = to_view(targets, "adlib::DeviceIndexList::targets");
+    out.starts = to_view(starts, "adlib::DeviceIndexList::starts");
+    out.positions = to_view(order, "adlib::DeviceIndexList::positions");
+    return out;
+  }
+
+  /// Bytes of plan memory held in MemorySpace.
+  std::size_t bytes() const {
+    return (offsets.span() + targets.span() + starts.span() + positions.span()) *
+           sizeof(std::int64_t);
+  }
+
+ private:
+  static Offsets to_view(const std::vector<std::int64_t>& values, const char* label) {
+    Offsets view(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)),
+                 values.size());
+    Kokkos::View<const std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>
+        host(values.data(), values.size());
+    Kokkos::deep_copy(view, host);
+    return view;
+  }
+};
+
+/// buffer[0, list.count) <- memory at the list's offsets, one thread per
+/// element.
+template <class T, class ExecSpace, class MemorySpace>
+void pack_indices(const ExecSpace& space, const T* memory, const DeviceIndexList<MemorySpace>& list,
+                  T* buffer) {
+  const auto offsets = list.offsets;
+  Kokkos::parallel_for(
+      "adlib::pack_indices", Kokkos::RangePolicy<ExecSpace>(space, 0, list.count),
+      KOKKOS_LAMBDA(std::int64_t i) { buffer[i] = memory[offsets(i)]; });
+}
+
+/// memory at the list's offsets combined (`combine`, replace by default)
+/// with buffer[0, list.count): one thread per element, or, when offsets
+/// repeat, one per distinct offset applying its values in list order.
+template <class T, class ExecSpace, class MemorySpace, class Combine = op::Replace>
+void unpack_indices(const ExecSpace& space, T* memory, const DeviceIndexList<MemorySpace>& list,
+                    const T* buffer, Combine combine = {}) {
+  if (!list.repeats) {
+    const auto offsets = list.offsets;
+    Kokkos::parallel_for(
+        "adlib::unpack_indices", Kokkos::RangePolicy<ExecSpace>(space, 0, list.count),
+        KOKKOS_LAMBDA(std::int64_t i) { combine(memory[offsets(i)], buffer[i]); });
+    return;
+  }
+  const auto targets = list.targets, starts = list.starts, positions = list.positions;
+  Kokkos::parallel_for(
+      "adlib::unpack_indices_in_order", Kokkos::RangePolicy<ExecSpace>(space, 0, list.distinct),
+      KOKKOS_LAMBDA(std::int64_t t) {
+        T& target = memory[targets(t)];
+        for (std::int64_t p = starts(t); p < starts(t + 1); ++p)
+          combine(target, buffer[positions(p)]);
+      });
+}
+
+/// dst at dst_list's offsets combined with src at src_list's offsets
+/// (lists of equal count), element k with element k: a local index-list
+/// copy, ordered per target as unpack_indices.
+template <class T, class ExecSpace, class MemorySpace, class Combine = op::Replace>
+void copy_indices(const ExecSpace& space, T* dst, const DeviceIndexList<MemorySpace>& dst_list,
+                  const T* src, const DeviceIndexList<MemorySpace>& src_list,
+                  Combine combine = {}) {
+  const auto from = src_list.offsets;
+  if (!dst_list.repeats) {
+    const auto to = dst_list.offsets;
+    Kokkos::parallel_for(
+        "adlib::copy_indices",
+        Kokkos::RangePolicy<ExecSpace>(space, 0, std::min(dst_list.count, src_list.count)),
+        KOKKOS_LAMBDA(std::int64_t i) { combine(dst[to(i)], src[from(i)]); });
+    return;
+  }
+  const auto targets = dst_list.targets, starts = dst_list.starts, positions = dst_list.positions;
+  Kokkos::parallel_for(
+      "adlib::copy_indices_in_order", Kokkos::RangePolicy<ExecSpace>(space, 0, dst_list.distinct),
+      KOKKOS_LAMBDA(std::int64_t t) {
+        T& target = dst[targets(t)];
+        for (std::int64_t p = starts(t); p < starts(t + 1); ++p)
+          combine(target, src[from(positions(p))]);
+      });
+}
+
+}  // namespace adlib
