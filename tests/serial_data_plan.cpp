@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// DataSchedule's planning (schedules/data_plan.hpp) without MPI.
+// The planning of the remote-access schedules without MPI: DataSchedule's
+// (schedules/data_plan.hpp) and BlockDataSchedule's
+// (schedules/block_data_plan.hpp).
 //
 //  - plan_data_requests on its own: grouping by owner, ascending owners,
 //    owner offsets ascending within a message with repeats in request order
@@ -13,7 +15,9 @@
 //    The plans are executed element by element through a reference model,
 //    and the allocations of planning one rank, counted through a replaced
 //    global operator new, must be the same, count and bytes, at every P:
-//    nothing in the planning is of size P.
+//    nothing in the planning is of size P.  The same for blocks
+//    (plan_block_requests, add_block_owner_side), after their own tests:
+//    grouping, request order, the words a block travels as.
 //
 // This file is its own executable (one per serial_*.cpp), so the replaced
 // operator new touches no other test; it counts only while `counting` is set.
@@ -29,6 +33,8 @@
 #include <utility>
 #include <vector>
 
+#include <adlib/runtime/error.hpp>
+#include <adlib/schedules/block_data_plan.hpp>
 #include <adlib/schedules/data_plan.hpp>
 
 // ---- allocation counter -----------------------------------------------------
@@ -337,6 +343,191 @@ TEST(DataPlanSimulated, PlansAreRightAndTheirAllocationsDoNotDependOnP) {
         EXPECT_EQ(cost.allocations, first.allocations) << "allocations depend on P or the rank";
         EXPECT_EQ(cost.bytes, first.bytes) << "allocated bytes depend on P or the rank";
       }
+    }
+  }
+}
+
+// ---- blocks ------------------------------------------------------------------
+
+using adlib::BlockRequest;
+using adlib::PeerBlock;
+using adlib::StridedBlock;
+
+bool same_block(const StridedBlock& a, const StridedBlock& b) {
+  return a.offset == b.offset && adlib::same_shape(a, b);
+}
+
+TEST(PlanBlockRequests, GroupByAscendingOwnerKeepRequestOrderAndDropEmptyBlocks) {
+  const StridedBlock column = StridedBlock::make(2, {4}, {4});
+  const StridedBlock patch = StridedBlock::make(5, {2, 2}, {4, 1});
+  const StridedBlock row = StridedBlock::make(0, {1, 4}, {4, 1});  // normalises to {4}, {1}
+  const std::vector<BlockRequest> requests = {
+      {3, column, StridedBlock::make(0, {4}, {1})},
+      {1, patch, StridedBlock::make(4, {4}, {-1})},
+      {3, row, StridedBlock::make(8, {2, 2}, {1, 2})},
+      {0, StridedBlock::make(0, {0}, {1}), StridedBlock::make(0, {0, 3}, {3, 1})},
+      {3, StridedBlock::make(7, {}, {}), StridedBlock::make(12, {}, {})}};
+  ASSERT_EQ(adlib::check_block_requests(requests, 4), "");
+  const adlib::BlockDataRequests planned = adlib::plan_block_requests(requests);
+  EXPECT_EQ(peers_of(planned.to_owners), (std::vector<int>{1, 3}));  // owner 0: empty only
+  ASSERT_EQ(planned.plan.recvs.size(), 4u);
+  const int peers[] = {1, 3, 3, 3};
+  const std::size_t local[] = {1, 0, 2, 4};
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(planned.plan.recvs[i].peer, peers[i]) << "receive " << i;
+    EXPECT_TRUE(same_block(planned.plan.recvs[i].block, requests[local[i]].local_block))
+        << "receive " << i;
+  }
+  // The owner reads the blocks back in request order, normalised.
+  adlib::ExchangePlan owner;
+  adlib::add_block_owner_side(owner, {{5, planned.to_owners[1].values}});
+  ASSERT_EQ(owner.sends.size(), 3u);
+  for (const PeerBlock& b : owner.sends) EXPECT_EQ(b.peer, 5);
+  EXPECT_TRUE(same_block(owner.sends[0].block, column));
+  EXPECT_TRUE(same_block(owner.sends[1].block, StridedBlock::make(0, {4}, {1})));
+  EXPECT_TRUE(same_block(owner.sends[2].block, StridedBlock::make(7, {}, {})));
+  EXPECT_EQ(planned.to_owners[1].values.size(), 4u + 4u + 2u);  // 2 + 2 rank words each
+}
+
+TEST(PlanBlockRequests, WordsRoundTripAndMalformedWordsThrow) {
+  std::vector<std::int64_t> words;
+  const StridedBlock b = StridedBlock::make(9, {2, 3, 4}, {-30, 5, 1});
+  adlib::append_block_words(words, b);
+  adlib::append_block_words(words, StridedBlock::make(3, {}, {}));
+  std::size_t position = 0;
+  EXPECT_TRUE(same_block(adlib::read_block_words(words, position), b));
+  EXPECT_TRUE(same_block(adlib::read_block_words(words, position), StridedBlock::make(3, {}, {})));
+  EXPECT_EQ(position, words.size());
+  std::vector<std::int64_t> cut(words.begin(), words.begin() + 5);
+  position = 0;
+  EXPECT_THROW(adlib::read_block_words(cut, position), adlib::Error);
+  std::vector<std::int64_t> bad_rank = {0, 9};
+  position = 0;
+  EXPECT_THROW(adlib::read_block_words(bad_rank, position), adlib::Error);
+}
+
+TEST(PlanBlockRequests, CheckNamesTheFirstBadRequest) {
+  const StridedBlock two = StridedBlock::make(0, {2}, {1});
+  EXPECT_NE(adlib::check_block_requests({{4, two, two}}, 4).find("names owner 4"),
+            std::string::npos);
+  EXPECT_NE(
+      adlib::check_block_requests({{0, two, two}, {0, two, StridedBlock::make(0, {3}, {1})}}, 4)
+          .find("block request 1 pairs 2 elements of the owner with 3 local elements"),
+      std::string::npos);
+  EXPECT_NE(adlib::check_block_requests({{0, StridedBlock::make(1, {3}, {-1}), two}}, 4)
+                .find("reaches below the start of local memory"),
+            std::string::npos);
+  StridedBlock too_deep = two;
+  too_deep.rank = 9;
+  EXPECT_NE(adlib::check_block_requests({{0, too_deep, two}}, 4).find("block rank 9"),
+            std::string::npos);
+}
+
+// Rank r's block requests in a simulated run: the same shapes for every rank
+// and P, owners interleaved; local blocks of distinct elements.
+std::vector<BlockRequest> block_requests_of(int r, int P) {
+  const std::vector<int> owners = owners_asked(r, P);
+  std::vector<BlockRequest> out;
+  std::int64_t local = 0;
+  for (int k = 0; k < 3; ++k)
+    for (std::size_t j = 0; j < owners.size(); ++j) {
+      const auto step = static_cast<std::int64_t>(j);
+      const StridedBlock owned = k == 0   ? StridedBlock::make(step, {3}, {4})
+                                 : k == 1 ? StridedBlock::make(step + 8, {2, 2}, {-4, 1})
+                                          : StridedBlock::make(3, {2}, {0});
+      out.push_back(
+          {owners[j], owned, StridedBlock::make(local + owned.count() - 1, {owned.count()}, {-1})});
+      local += owned.count();
+    }
+  return out;
+}
+
+std::vector<std::int64_t> elements_of(const StridedBlock& b) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t p = 0; p < b.count(); ++p) {
+    std::int64_t rest = p, offset = b.offset;
+    for (int d = b.rank; d-- > 0;) {
+      offset += (rest % b.extents[d]) * b.strides[d];
+      rest /= b.extents[d];
+    }
+    out.push_back(offset);
+  }
+  return out;
+}
+
+// Rank r's block plan, as negotiate_block_data_plan makes it; with `cost`,
+// the allocations of planning it.
+adlib::ExchangePlan plan_blocks_of_rank(int r, int P, Cost* cost = nullptr) {
+  const std::vector<BlockRequest> requests = block_requests_of(r, P);
+  std::vector<int> askers = askers_of(r, P);
+  std::sort(askers.begin(), askers.end());
+  std::vector<SparseMessage<std::int64_t>> delivered;
+  for (int q : askers)
+    for (const auto& m : adlib::plan_block_requests(block_requests_of(q, P)).to_owners)
+      if (m.peer == r) delivered.push_back({q, m.values});
+  allocations = 0;
+  allocated_bytes = 0;
+  counting = cost != nullptr;
+  adlib::BlockDataRequests planned = adlib::plan_block_requests(requests);
+  std::vector<SparseMessage<std::int64_t>> received;
+  for (const auto& m : delivered) received.push_back({m.peer, m.values});
+  adlib::add_block_owner_side(planned.plan, received);
+  adlib::ExchangePlan plan = std::move(planned.plan);
+  counting = false;
+  if (cost) *cost = {allocations.load(), allocated_bytes.load()};
+  return plan;
+}
+
+// Rank r's read, element by element: the blocks one peer sends and the
+// blocks the other receives, concatenated in plan order, pair up.
+void check_block_read(int r, int P, const adlib::ExchangePlan& plan) {
+  const std::vector<BlockRequest> requests = block_requests_of(r, P);
+  std::int64_t local_size = 0;
+  for (const BlockRequest& q : requests) local_size += q.local_block.count();
+  std::vector<std::int64_t> local(static_cast<std::size_t>(local_size), -1);
+  std::vector<int> owners;
+  for (const PeerBlock& b : plan.recvs)
+    if (std::find(owners.begin(), owners.end(), b.peer) == owners.end()) owners.push_back(b.peer);
+  for (int o : owners) {
+    std::vector<std::int64_t> from, to;
+    for (const PeerBlock& b : plan_blocks_of_rank(o, P).sends)
+      if (b.peer == r)
+        for (std::int64_t e : elements_of(b.block)) from.push_back(e);
+    for (const PeerBlock& b : plan.recvs)
+      if (b.peer == o)
+        for (std::int64_t e : elements_of(b.block)) to.push_back(e);
+    ASSERT_EQ(from.size(), to.size()) << "the message from " << o;
+    for (std::size_t i = 0; i < to.size(); ++i) {
+      EXPECT_EQ(local[to[i]], -1) << "local element " << to[i] << " received twice";
+      local[to[i]] = value_of(o, from[i]);
+    }
+  }
+  for (const BlockRequest& q : requests) {
+    const auto from = elements_of(q.owner_block), to = elements_of(q.local_block);
+    for (std::size_t i = 0; i < to.size(); ++i)
+      EXPECT_EQ(local[to[i]], value_of(q.owner, from[i])) << "local element " << to[i];
+  }
+}
+
+TEST(BlockPlanSimulated, PlansAreRightAndTheirAllocationsDoNotDependOnP) {
+  Cost first{};
+  bool have_first = false;
+  for (int P : {8, 9, 100, 4096, 100000, 1000000}) {
+    for (int r : {0, 1, 2, P / 2, P - 3, P - 1}) {
+      SCOPED_TRACE("rank " + std::to_string(r) + " of " + std::to_string(P));
+      Cost cost;
+      const adlib::ExchangePlan plan = plan_blocks_of_rank(r, P, &cost);
+      check_block_read(r, P, plan);
+      EXPECT_EQ(plan.recvs.size(), 12u);
+      EXPECT_EQ(plan.sends.size(), 12u);
+      if (!have_first) {
+        first = cost;
+        have_first = true;
+        std::printf("[ planning  ] blocks one rank: %zu allocations, %zu bytes\n", cost.allocations,
+                    cost.bytes);
+      }
+      EXPECT_EQ(cost.allocations, first.allocations) << "allocations depend on P or the rank";
+      EXPECT_EQ(cost.bytes, first.bytes) << "allocated bytes depend on P or the rank";
     }
   }
 }
