@@ -135,11 +135,19 @@ class BlockDataSchedule {
   void set_transfer(const TransferPolicy& policy) { schedule_->set_transfer(policy); }
 
  private:
+  // Local unless the configuration is checked: then every rank agrees
+  // first (one more MPI_Allreduce), so that a rank that calls the other
+  // access fails with the others instead of leaving them in the executor's
+  // own agreement.
   void require(RemoteAccess access, const char* operation) const {
+    std::string error;
     if (access != access_)
-      throw Error(std::string(operation) + " on a schedule built for " +
-                      (access_ == RemoteAccess::read ? "reads" : "writes"),
-                  comm().rank(), "BlockDataSchedule");
+      error = std::string(operation) + " on a schedule built for " +
+              (access_ == RemoteAccess::read ? "reads" : "writes");
+    if (schedule_->configuration().checked)
+      agree_on_errors(comm(), error, static_cast<std::uint64_t>(access_) + 1, "BlockDataSchedule");
+    else if (!error.empty())
+      throw Error(error, comm().rank(), "BlockDataSchedule");
   }
 
   RemoteAccess access_;

@@ -329,9 +329,30 @@ TEST(BlockDataScheduleMisuse, ReadOnSomeRanksAndWriteOnOthersIsAnErrorEverywhere
                                       "arguments differ between ranks");
 }
 
-TEST(BlockDataScheduleMisuse, ExecutingTheOtherAccessIsRefusedLocally) {
+// Checked mode (the test suites' ADLIB_CHECKED=1, forced here): one rank
+// calling the other access fails on every rank instead of leaving the
+// others waiting.
+TEST(BlockDataScheduleMisuse, ExecutingTheOtherAccessOnOneRankIsAnErrorEverywhereWhenChecked) {
   adlib::Comm comm(MPI_COMM_WORLD);
-  Schedule schedule(comm, a_valid_request(comm), RemoteAccess::read);
+  adlib::Configuration checked = adlib::Configuration::environment();
+  checked.checked = true;
+  Schedule schedule(comm, a_valid_request(comm), RemoteAccess::write, checked);
+  std::vector<double> memory(2, 0.0);
+  adlib_test::expect_error_everywhere(
+      [&] {
+        if (comm.rank() == comm.size() - 1)
+          schedule.execute_read(memory.data(), 2, memory.data(), 2);
+        else
+          schedule.execute_write(memory.data(), 2, memory.data(), 2, adlib::op::add);
+      },
+      "start_read on a schedule built for writes");
+}
+
+TEST(BlockDataScheduleMisuse, ExecutingTheOtherAccessIsRefusedLocallyWhenUnchecked) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  adlib::Configuration unchecked = adlib::Configuration::environment();
+  unchecked.checked = false;
+  Schedule schedule(comm, a_valid_request(comm), RemoteAccess::read, unchecked);
   std::vector<double> memory(2, 0.0);
   EXPECT_THROW(schedule.execute_write(memory.data(), 2, memory.data(), 2), adlib::Error);
   // Still usable afterwards.
