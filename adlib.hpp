@@ -26,6 +26,7 @@
 #include <adlib/ranges/range_spec.hpp>
 #include <adlib/ranges/triplet.hpp>
 
+#include <adlib/schedules/block_data_schedule.hpp>
 #include <adlib/schedules/block_mess_schedule.hpp>
 #include <adlib/schedules/data_schedule.hpp>
 
