@@ -46,6 +46,7 @@ std::vector<Index> unlinear(Index l, const std::vector<Index>& shape) {
   }
   return p;
 }
+
 // Ranks holding linear section position `a` of `spec`, ascending.
 std::vector<int> holders(const SideSpec& spec, int P, Index a) {
   const std::vector<Index> p = unlinear(a, spec.shape());
