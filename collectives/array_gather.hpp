@@ -36,7 +36,8 @@
 /// number of subscript arrays does not compile.
 ///
 /// The subscripts and the mask are read once, at construction, through host
-/// copies; afterwards any arrays of the planned layouts may be gathered, as
+/// copies (index-list schedules run in host memory spaces only for now, as
+/// schedules/data_schedule.hpp says); afterwards any arrays of the planned layouts may be gathered, as
 /// often as needed (`execute(dst, src)` checks the layouts).  `dst` and `src`
 /// must not share memory.
 #pragma once
