@@ -30,6 +30,9 @@
 #include <adlib/schedules/block_mess_schedule.hpp>
 #include <adlib/schedules/data_schedule.hpp>
 
+#include <adlib/collectives/array_gather.hpp>
+#include <adlib/collectives/array_scatter.hpp>
+#include <adlib/collectives/array_subscripts.hpp>
 #include <adlib/collectives/boundary.hpp>
 #include <adlib/collectives/gather.hpp>
 #include <adlib/collectives/gather_all.hpp>
