@@ -37,9 +37,9 @@
 ///
 /// The subscripts and the mask are read once, at construction, through host
 /// copies (index-list schedules run in host memory spaces only for now, as
-/// schedules/data_schedule.hpp says); afterwards any arrays of the planned layouts may be gathered, as
-/// often as needed (`execute(dst, src)` checks the layouts).  `dst` and `src`
-/// must not share memory.
+/// schedules/data_schedule.hpp says); afterwards any arrays of the planned layouts may be gathered,
+/// as often as needed (`execute(dst, src)` checks the layouts).  `dst` and `src` must not share
+/// memory.
 #pragma once
 
 #include <Kokkos_Core.hpp>
