@@ -163,8 +163,12 @@ DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess acce
     });
   }
 
-  // 3. One message per owner, in ascending owner order, sorted by owner
-  // offset, then local offset.
+  // 3. One message per owner, in ascending owner order.  Sorted by owner
+  // offset (then local offset) to find repeats; a read's message is then put
+  // in the order of the requester's offsets, so that the requester writes
+  // its memory upwards (arrivals and local copies: random writes cost a
+  // read for ownership each, random reads do not), while a write keeps the
+  // owner's order, so that the owner combines into its memory upwards.
   std::vector<std::size_t> order(owner_of_group.size());
   for (std::size_t g = 0; g < order.size(); ++g) order[g] = g;
   std::sort(order.begin(), order.end(),
@@ -186,6 +190,20 @@ DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess acce
           n, [&](std::size_t i) { return static_cast<std::int64_t>(key[i] >> local_bits); },
           [&](std::size_t i) { return static_cast<std::int64_t>(key[i] & local_mask); }, access,
           message, receive, out.plan.fan_out);
+      if (access == RemoteAccess::read) {
+        // The group's keys are free again: reused to reorder the message.
+        const int owner_bits = key_bits - local_bits;
+        const std::size_t d = message.values.size();
+        for (std::size_t i = 0; i < d; ++i)
+          key[i] = static_cast<std::uint64_t>(receive.offsets[i]) << owner_bits |
+                   static_cast<std::uint64_t>(message.values[i]);
+        radix_sort(key, d, key_bits, scratch.data());
+        const std::uint64_t owner_mask = (std::uint64_t(1) << owner_bits) - 1;
+        for (std::size_t i = 0; i < d; ++i) {
+          receive.offsets[i] = static_cast<std::int64_t>(key[i] >> owner_bits);
+          message.values[i] = static_cast<std::int64_t>(key[i] & owner_mask);
+        }
+      }
     } else {
       const auto first = pairs.begin() + static_cast<std::ptrdiff_t>(begin);
       std::sort(first, first + static_cast<std::ptrdiff_t>(n));
@@ -193,6 +211,17 @@ DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess acce
           n, [&](std::size_t i) { return first[static_cast<std::ptrdiff_t>(i)].first; },
           [&](std::size_t i) { return first[static_cast<std::ptrdiff_t>(i)].second; }, access,
           message, receive, out.plan.fan_out);
+      if (access == RemoteAccess::read) {
+        const std::size_t d = message.values.size();
+        const auto by_local = first;  // the group's pairs are free again
+        for (std::size_t i = 0; i < d; ++i)
+          by_local[static_cast<std::ptrdiff_t>(i)] = {receive.offsets[i], message.values[i]};
+        std::sort(by_local, by_local + static_cast<std::ptrdiff_t>(d));
+        for (std::size_t i = 0; i < d; ++i) {
+          receive.offsets[i] = by_local[static_cast<std::ptrdiff_t>(i)].first;
+          message.values[i] = by_local[static_cast<std::ptrdiff_t>(i)].second;
+        }
+      }
     }
     out.to_owners.push_back(std::move(message));
     out.plan.exchange.recv_indices.push_back(std::move(receive));

@@ -14,8 +14,10 @@
 /// layer knows nothing of distributions.
 ///
 ///  1. plan_data_requests (pure): the requests grouped by owner, one message
-///     per owner, sorted by the owner's offsets so the owner walks its memory
-///     in increasing order;
+///     per owner; a write's sorted by the owner's offsets, so the owner
+///     combines into its memory upwards, a read's by the requester's, so the
+///     requester writes its memory upwards (a random write costs a read for
+///     ownership, a random read does not);
 ///  2. negotiate_data_plan (collective): those messages go to the owners, and
 ///     each owner lists what it received as index-list sends
 ///     (ExchangePlan::send_indices) to the requester.

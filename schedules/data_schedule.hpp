@@ -23,8 +23,8 @@
 /// positions after the messages arrive (repeats()).  A write combines each
 /// requester's value into the owner's element with a combine operation
 /// (runtime/combine.hpp); every value travels, and the owner applies its own
-/// contributions first, then other ranks' in rank order, each rank's in its
-/// request order, so combining writes are reproducible bitwise.  Requests to
+/// contributions first, then other ranks' in rank order, each rank's in the
+/// order of its local offsets, so combining writes are reproducible bitwise.  Requests to
 /// the rank itself are local copies, without MPI.
 ///
 /// Finding owners is the caller's business: collectives/ resolves global

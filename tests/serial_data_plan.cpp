@@ -125,9 +125,10 @@ TEST(PlanDataRequests, ReadsFetchARepeatOnceAndFanItOut) {
   ASSERT_EQ(r.plan.exchange.recv_indices.size(), 3u);
   EXPECT_EQ(r.to_owners[1].values, (Offsets{4}));
   EXPECT_EQ(r.plan.exchange.recv_indices[1].offsets, (Offsets{4}));
-  EXPECT_EQ(r.to_owners[2].values, (Offsets{2, 5, 9}));
-  // The first request of each element receives it.
-  EXPECT_EQ(r.plan.exchange.recv_indices[2].offsets, (Offsets{1, 0, 6}));
+  // The lowest local offset asking for each element receives it, and a
+  // read's message follows the requester's offsets upwards.
+  EXPECT_EQ(r.to_owners[2].values, (Offsets{5, 2, 9}));
+  EXPECT_EQ(r.plan.exchange.recv_indices[2].offsets, (Offsets{0, 1, 6}));
   std::map<std::int64_t, std::int64_t> fan_out;
   for (const adlib::FanOut& f : r.plan.fan_out) {
     EXPECT_TRUE(fan_out.emplace(f.to, f.from).second) << "target " << f.to << " twice";
@@ -174,6 +175,11 @@ TEST(PlanDataRequests, LargeGroupsSortStablyByOwnerOffset) {
     distinct += reference[i].first != reference[i - 1].first;
   EXPECT_EQ(r.to_owners[0].values.size(), distinct);
   EXPECT_EQ(r.plan.fan_out.size(), reference.size() - distinct);
+  const Offsets& received = r.plan.exchange.recv_indices[0].offsets;
+  EXPECT_TRUE(std::is_sorted(received.begin(), received.end()));
+  for (std::size_t i = 0; i < received.size(); ++i)  // local offset k asked for offset of k
+    EXPECT_EQ(r.to_owners[0].values[i],
+              requests[static_cast<std::size_t>(received[i])].owner_offset);
 }
 
 // ---- a simulated run ---------------------------------------------------------
