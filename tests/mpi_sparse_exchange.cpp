@@ -32,39 +32,7 @@
 // libadlib) goes through here; it counts only while `counting` is set, on the
 // thread of the exchange.  MPI's own memory (C malloc) is not counted: this
 // measures what adlib holds.
-namespace {
-std::atomic<bool> counting{false};
-std::atomic<std::size_t> allocations{0};
-std::atomic<std::size_t> allocated_bytes{0};
-
-void* counted_allocation(std::size_t bytes) {
-  if (counting.load(std::memory_order_relaxed)) {
-    allocations.fetch_add(1, std::memory_order_relaxed);
-    allocated_bytes.fetch_add(bytes, std::memory_order_relaxed);
-  }
-  if (void* p = std::malloc(bytes ? bytes : 1)) return p;
-  throw std::bad_alloc();
-}
-}  // namespace
-
-void* operator new(std::size_t bytes) {
-  return counted_allocation(bytes);
-}
-void* operator new[](std::size_t bytes) {
-  return counted_allocation(bytes);
-}
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p, std::size_t) noexcept {
-  std::free(p);
-}
+#include "allocation_counter.hpp"
 
 // ---- a rank late into the barrier --------------------------------------------
 // A profiling-interface wrapper: the chosen rank, having entered

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Counts the allocations of a test executable: replaces the global operator
+// new and delete, so include it in exactly one source file of an executable.
+// Set `counting` to count; `allocations` and `allocated_bytes` accumulate.
+// The memory tests of the negotiation use it to show that building a
+// schedule allocates nothing that grows with the number of ranks.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdlib>
+#include <new>
+
+namespace {
+std::atomic<bool> counting{false};
+std::atomic<std::size_t> allocations{0};
+std::atomic<std::size_t> allocated_bytes{0};
+
+void* counted_allocation(std::size_t bytes) {
+  if (counting.load(std::memory_order_relaxed)) {
+    allocations.fetch_add(1, std::memory_order_relaxed);
+    allocated_bytes.fetch_add(bytes, std::memory_order_relaxed);
+  }
+  if (void* p = std::malloc(bytes ? bytes : 1)) return p;
+  throw std::bad_alloc();
+}
+}  // namespace
+
+void* operator new(std::size_t bytes) {
+  return counted_allocation(bytes);
+}
+void* operator new[](std::size_t bytes) {
+  return counted_allocation(bytes);
+}
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p, std::size_t) noexcept {
+  std::free(p);
+}
