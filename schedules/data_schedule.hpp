@@ -187,15 +187,22 @@ class DataSchedule {
     return view;
   }
 
+  // Local unless the configuration is checked: then every rank agrees
+  // first (one more MPI_Allreduce), so that a rank that calls the other
+  // access, or passes too little memory, fails with the others instead of
+  // leaving them in the executor's own agreement.
   void require(RemoteAccess access, const char* operation, std::size_t local_span) const {
+    std::string error;
     if (access != access_)
-      throw Error(std::string(operation) + " on a schedule built for " +
-                      (access_ == RemoteAccess::read ? "reads" : "writes"),
-                  comm().rank(), "DataSchedule");
-    if (static_cast<std::int64_t>(local_span) < local_required_)
-      throw Error("the local memory holds " + std::to_string(local_span) +
-                      " elements; the requests need " + std::to_string(local_required_),
-                  comm().rank(), "DataSchedule");
+      error = std::string(operation) + " on a schedule built for " +
+              (access_ == RemoteAccess::read ? "reads" : "writes");
+    else if (static_cast<std::int64_t>(local_span) < local_required_)
+      error = "the local memory holds " + std::to_string(local_span) +
+              " elements; the requests need " + std::to_string(local_required_);
+    if (schedule_->configuration().checked)
+      agree_on_errors(comm(), error, static_cast<std::uint64_t>(access) + 1, "DataSchedule");
+    else if (!error.empty())
+      throw Error(error, comm().rank(), "DataSchedule");
   }
 
   template <class T>
