@@ -106,7 +106,7 @@ TEST(PlanDataRequests, ReadsFetchARepeatOnceAndFanItOut) {
 
 TEST(PlanDataRequests, NoRequestsNoMessages) {
   for (RemoteAccess access : {RemoteAccess::read, RemoteAccess::write}) {
-    const DataRequests none = adlib::plan_data_requests({}, access);
+    const DataRequests none = adlib::plan_data_requests(std::vector<ElementRequest>{}, access);
     EXPECT_TRUE(none.to_owners.empty());
     EXPECT_TRUE(none.plan.exchange.recv_indices.empty());
     EXPECT_TRUE(none.plan.fan_out.empty());
