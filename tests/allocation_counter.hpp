@@ -44,3 +44,26 @@ void operator delete(void* p, std::size_t) noexcept {
 void operator delete[](void* p, std::size_t) noexcept {
   std::free(p);
 }
+// The nothrow forms too (std::stable_sort's temporary buffer uses them):
+// every allocation is counted, and every block is freed by the allocator that
+// made it (AddressSanitizer checks the pairing).
+void* operator new(std::size_t bytes, const std::nothrow_t&) noexcept {
+  try {
+    return counted_allocation(bytes);
+  } catch (...) {
+    return nullptr;
+  }
+}
+void* operator new[](std::size_t bytes, const std::nothrow_t&) noexcept {
+  try {
+    return counted_allocation(bytes);
+  } catch (...) {
+    return nullptr;
+  }
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p, const std::nothrow_t&) noexcept {
+  std::free(p);
+}
