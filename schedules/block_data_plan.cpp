@@ -2,11 +2,11 @@
 #include <adlib/schedules/block_data_plan.hpp>
 
 #include <algorithm>
-#include <unordered_map>
 #include <utility>
 
 #include <adlib/runtime/detail/hash.hpp>
 #include <adlib/runtime/error.hpp>
+#include <adlib/schedules/owner_groups.hpp>
 
 namespace adlib {
 
@@ -50,65 +50,31 @@ std::string check_block_requests(const std::vector<BlockRequest>& requests, int 
 }
 
 BlockDataRequests plan_block_requests(const std::vector<BlockRequest>& requests) {
-  // 1. Count the requests per owner.  Owners are numbered in order of first
-  // appearance through a hash map of the owners named (nothing of the size
-  // of the communicator); runs of one owner skip the lookup.
-  std::unordered_map<int, std::size_t> group_of;
-  std::vector<int> owner_of_group;
-  std::vector<std::size_t> group_start;  // counts first, then starts
-  std::vector<std::size_t> group_words;  // message length per group
-  int last_owner = -1;
-  std::size_t last_group = 0;
-  auto group_of_owner = [&](int owner) {
-    if (owner != last_owner) {
-      const auto found = group_of.emplace(owner, owner_of_group.size());
-      if (found.second) {
-        owner_of_group.push_back(owner);
-        group_start.push_back(0);
-        group_words.push_back(0);
-      }
-      last_owner = owner;
-      last_group = found.first->second;
-    }
-    return last_group;
-  };
-  std::size_t kept = 0;
-  for (const BlockRequest& r : requests) {
-    if (r.local_block.count() == 0) continue;
-    const std::size_t g = group_of_owner(r.owner);
-    ++group_start[g];
-    group_words[g] += 2 + 2 * static_cast<std::size_t>(r.owner_block.normalized().rank);
-    ++kept;
-  }
-  std::size_t total = 0;
-  for (std::size_t& start : group_start) {
-    const std::size_t count = start;
-    start = total;
-    total += count;
-  }
-  group_start.push_back(total);
+  // 1. Count the requests (those of no element dropped) per owner
+  // (schedules/owner_groups.hpp).
+  OwnerGroups groups;
+  for (const BlockRequest& r : requests)
+    if (r.local_block.count() > 0) groups.count(r.owner);
+  groups.close_counting();
+  const std::size_t kept = groups.total();
 
   // 2. Group them (a stable counting sort: request order within an owner).
   std::vector<std::size_t> grouped(kept);
-  {
-    std::vector<std::size_t> next(group_start.begin(), group_start.end() - 1);
-    for (std::size_t k = 0; k < requests.size(); ++k)
-      if (requests[k].local_block.count() > 0)
-        grouped[next[group_of_owner(requests[k].owner)]++] = k;
-  }
+  for (std::size_t k = 0; k < requests.size(); ++k)
+    if (requests[k].local_block.count() > 0) grouped[groups.place(requests[k].owner)] = k;
 
   // 3. One message per owner, in ascending owner order.
-  std::vector<std::size_t> order(owner_of_group.size());
-  for (std::size_t g = 0; g < order.size(); ++g) order[g] = g;
-  std::sort(order.begin(), order.end(),
-            [&](std::size_t a, std::size_t b) { return owner_of_group[a] < owner_of_group[b]; });
+  const std::vector<std::size_t> order = groups.by_ascending_owner();
   BlockDataRequests out;
   out.to_owners.reserve(order.size());
   out.plan.recvs.reserve(kept);
   for (const std::size_t g : order) {
-    SparseMessage<std::int64_t> message{owner_of_group[g], {}};
-    message.values.reserve(group_words[g]);
-    for (std::size_t i = group_start[g]; i < group_start[g + 1]; ++i) {
+    SparseMessage<std::int64_t> message{groups.owner(g), {}};
+    std::size_t words = 0;
+    for (std::size_t i = groups.begin(g); i < groups.end(g); ++i)
+      words += 2 + 2 * static_cast<std::size_t>(requests[grouped[i]].owner_block.normalized().rank);
+    message.values.reserve(words);
+    for (std::size_t i = groups.begin(g); i < groups.end(g); ++i) {
       const BlockRequest& r = requests[grouped[i]];
       // Normalised: fewer words, the same elements in the same order.
       append_block_words(message.values, r.owner_block.normalized());

@@ -2,8 +2,9 @@
 #include <adlib/schedules/data_plan.hpp>
 
 #include <algorithm>
-#include <unordered_map>
 #include <utility>
+
+#include <adlib/schedules/owner_groups.hpp>
 
 namespace adlib {
 
@@ -109,40 +110,16 @@ std::string check_requests(const RequestSource& requests, int comm_size) {
 }
 
 DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess access) {
-  // 1. Count the requests per owner.  Owners are numbered in order of first
-  // appearance through a hash map of the owners named (nothing of the size
-  // of the communicator); runs of one owner skip the lookup.
-  std::unordered_map<int, std::size_t> group_of;
-  std::vector<int> owner_of_group;
-  std::vector<std::size_t> group_start;  // counts first, then starts
-  int last_owner = -1;
-  std::size_t last_group = 0;
-  auto group_of_owner = [&](int owner) {
-    if (owner != last_owner) {
-      const auto found = group_of.emplace(owner, owner_of_group.size());
-      if (found.second) {
-        owner_of_group.push_back(owner);
-        group_start.push_back(0);
-      }
-      last_owner = owner;
-      last_group = found.first->second;
-    }
-    return last_group;
-  };
+  // 1. Count the requests per owner (schedules/owner_groups.hpp).
+  OwnerGroups groups;
   std::int64_t highest_owner_offset = 0, highest_local_offset = -1;
   for_each_request(requests, [&](const ElementRequest& r) {
-    ++group_start[group_of_owner(r.owner)];
+    groups.count(r.owner);
     highest_owner_offset = std::max(highest_owner_offset, r.owner_offset);
     highest_local_offset = std::max(highest_local_offset, r.local_offset);
   });
-  std::size_t total = 0, largest = 0;
-  for (std::size_t& start : group_start) {
-    const std::size_t count = start;
-    largest = std::max(largest, count);
-    start = total;
-    total += count;
-  }
-  group_start.push_back(total);
+  groups.close_counting();
+  const std::size_t total = groups.total(), largest = groups.largest();
 
   // 2. Group them by owner (a counting sort), as packed keys when they fit.
   const int local_bits = std::max(
@@ -151,17 +128,14 @@ DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess acce
   const bool packed = key_bits <= 64;
   std::vector<std::uint64_t> keys(packed ? total : 0);
   std::vector<std::pair<std::int64_t, std::int64_t>> pairs(packed ? 0 : total);
-  {
-    std::vector<std::size_t> next(group_start.begin(), group_start.end() - 1);
-    for_each_request(requests, [&](const ElementRequest& r) {
-      const std::size_t at = next[group_of_owner(r.owner)]++;
-      if (packed)
-        keys[at] = static_cast<std::uint64_t>(r.owner_offset) << local_bits |
-                   static_cast<std::uint64_t>(r.local_offset);
-      else
-        pairs[at] = {r.owner_offset, r.local_offset};
-    });
-  }
+  for_each_request(requests, [&](const ElementRequest& r) {
+    const std::size_t at = groups.place(r.owner);
+    if (packed)
+      keys[at] = static_cast<std::uint64_t>(r.owner_offset) << local_bits |
+                 static_cast<std::uint64_t>(r.local_offset);
+    else
+      pairs[at] = {r.owner_offset, r.local_offset};
+  });
 
   // 3. One message per owner, in ascending owner order.  Sorted by owner
   // offset (then local offset) to find repeats; a read's message is then put
@@ -169,19 +143,16 @@ DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess acce
   // its memory upwards (arrivals and local copies: random writes cost a
   // read for ownership each, random reads do not), while a write keeps the
   // owner's order, so that the owner combines into its memory upwards.
-  std::vector<std::size_t> order(owner_of_group.size());
-  for (std::size_t g = 0; g < order.size(); ++g) order[g] = g;
-  std::sort(order.begin(), order.end(),
-            [&](std::size_t a, std::size_t b) { return owner_of_group[a] < owner_of_group[b]; });
+  const std::vector<std::size_t> order = groups.by_ascending_owner();
   DataRequests out;
   out.plan.local_extent = highest_local_offset + 1;
   out.to_owners.reserve(order.size());
   out.plan.exchange.recv_indices.reserve(order.size());
   std::vector<std::uint64_t> scratch(packed && largest >= 256 ? largest : 0);
   for (const std::size_t g : order) {
-    const std::size_t begin = group_start[g], n = group_start[g + 1] - begin;
-    SparseMessage<std::int64_t> message{owner_of_group[g], {}};
-    PeerIndices receive{owner_of_group[g], {}};
+    const std::size_t begin = groups.begin(g), n = groups.end(g) - begin;
+    SparseMessage<std::int64_t> message{groups.owner(g), {}};
+    PeerIndices receive{groups.owner(g), {}};
     if (packed) {
       std::uint64_t* key = keys.data() + begin;
       radix_sort(key, n, key_bits, scratch.data());

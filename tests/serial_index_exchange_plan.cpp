@@ -23,9 +23,9 @@
 
 namespace {
 
+using adlib::DataPlan;
 using adlib::Index;
 using adlib::RemoteAccess;
-using adlib::DataPlan;
 using adlib_test::Rng;
 using adlib_test::SectionDecoder;
 using adlib_test::SideSpec;
@@ -58,7 +58,7 @@ std::vector<Index> draw_subscripts(Rng& rng, const SideSpec& spec, int P, int r,
 // Plans of every simulated rank: requests, routing (sorted by sender, as
 // exchange_sparse delivers), owner side.
 std::vector<DataPlan> plan_all(const adlib::ArrayLayout& layout,
-                                const std::vector<std::vector<Index>>& subs, RemoteAccess access) {
+                               const std::vector<std::vector<Index>>& subs, RemoteAccess access) {
   const int P = static_cast<int>(subs.size());
   std::vector<adlib::DataRequests> requests;
   for (int r = 0; r < P; ++r) requests.push_back(adlib::plan_requests(layout, subs[r], r, access));

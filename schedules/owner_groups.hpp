@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/// @file
+/// OwnerGroups: the stable counting sort by owner that remote-access planners
+/// (data_plan, block_data_plan) run over their requests, with nothing of the
+/// size of the communicator.
+///
+/// @code
+///   adlib::OwnerGroups groups;
+///   for (const auto& r : requests) groups.count(r.owner);    // pass 1
+///   groups.close_counting();
+///   for (const auto& r : requests) grouped[groups.place(r.owner)] = r;  // pass 2
+///   for (std::size_t g : groups.by_ascending_owner())
+///     use(groups.owner(g), groups.begin(g), groups.end(g));  // one owner's slots
+/// @endcode
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <numeric>
+#include <unordered_map>
+#include <vector>
+
+namespace adlib {
+
+/// Requests grouped by owner (see the file overview).  Owners are numbered
+/// in order of first appearance through a hash map of the owners named;
+/// runs of one owner skip the lookup.
+class OwnerGroups {
+ public:
+  /// Pass 1: one more request for `owner`.
+  void count(int owner) { ++start_[group(owner)]; }
+  /// Between the passes: the counts become each group's first slot.
+  void close_counting() {
+    std::size_t total = 0;
+    for (std::size_t& start : start_) {
+      const std::size_t count = start;
+      largest_ = std::max(largest_, count);
+      start = total;
+      total += count;
+    }
+    start_.push_back(total);
+    next_.assign(start_.begin(), start_.end() - 1);
+  }
+  /// Pass 2: the slot of `owner`'s next request (request order kept within
+  /// an owner: the sort is stable).
+  std::size_t place(int owner) { return next_[group(owner)]++; }
+
+  /// The groups' numbers, by ascending owner.
+  std::vector<std::size_t> by_ascending_owner() const {
+    std::vector<std::size_t> order(owners_.size());
+    std::iota(order.begin(), order.end(), std::size_t(0));
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return owners_[a] < owners_[b]; });
+    return order;
+  }
+  /// Group g's owner.
+  int owner(std::size_t g) const { return owners_[g]; }
+  /// Group g's first slot (after close_counting()).
+  std::size_t begin(std::size_t g) const { return start_[g]; }
+  /// One past group g's last slot (after close_counting()).
+  std::size_t end(std::size_t g) const { return start_[g + 1]; }
+  /// Requests counted in all (after close_counting()).
+  std::size_t total() const { return start_.back(); }
+  /// Requests of the largest group (after close_counting()).
+  std::size_t largest() const { return largest_; }
+
+ private:
+  std::size_t group(int owner) {
+    if (owner != last_owner_) {
+      const auto found = group_of_.emplace(owner, owners_.size());
+      if (found.second) {
+        owners_.push_back(owner);
+        start_.push_back(0);
+      }
+      last_owner_ = owner;
+      last_group_ = found.first->second;
+    }
+    return last_group_;
+  }
+
+  std::unordered_map<int, std::size_t> group_of_;
+  std::vector<int> owners_;         ///< by group
+  std::vector<std::size_t> start_;  ///< counts in pass 1, then first slots (and the total)
+  std::vector<std::size_t> next_;   ///< pass 2: each group's next slot
+  std::size_t largest_ = 0;
+  int last_owner_ = -1;
+  std::size_t last_group_ = 0;
+};
+
+}  // namespace adlib
