@@ -8,6 +8,7 @@
 
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/configuration.hpp>
+#include <adlib/runtime/directory.hpp>
 #include <adlib/runtime/environment.hpp>
 #include <adlib/runtime/error.hpp>
 #include <adlib/runtime/pack.hpp>
@@ -25,6 +26,8 @@
 #include <adlib/ranges/range.hpp>
 #include <adlib/ranges/range_spec.hpp>
 #include <adlib/ranges/triplet.hpp>
+#include <adlib/ranges/unstructured_field.hpp>
+#include <adlib/ranges/unstructured_layout.hpp>
 
 #include <adlib/schedules/block_data_schedule.hpp>
 #include <adlib/schedules/block_mess_schedule.hpp>
@@ -34,6 +37,8 @@
 #include <adlib/collectives/array_scatter.hpp>
 #include <adlib/collectives/array_subscripts.hpp>
 #include <adlib/collectives/boundary.hpp>
+#include <adlib/collectives/depth_halo.hpp>
+#include <adlib/collectives/depth_halo_plan.hpp>
 #include <adlib/collectives/gather.hpp>
 #include <adlib/collectives/gather_all.hpp>
 #include <adlib/collectives/halo_plan.hpp>

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <adlib/ranges/unstructured_layout.hpp>
+
+#include <adlib/runtime/detail/hash.hpp>
+#include <adlib/runtime/directory.hpp>
+
+namespace adlib {
+
+UnstructuredLayout::UnstructuredLayout(const Comm& comm, std::vector<std::int64_t> owned,
+                                       const std::vector<std::vector<std::int64_t>>& halo,
+                                       Index column) {
+  auto state = std::make_shared<State>(State{comm, std::move(owned), {}, column, {}});
+  state->depth_end.push_back(static_cast<Index>(state->ids.size()));
+  for (const auto& depth : halo) {
+    state->ids.insert(state->ids.end(), depth.begin(), depth.end());
+    state->depth_end.push_back(static_cast<Index>(state->ids.size()));
+  }
+  if (column < 1)
+    state->error = "a column of " + std::to_string(column) + " values (at least 1 per entry)";
+  else
+    state->error = distinct_ids_error(state->ids, "the owned and halo ids of this rank");
+  state_ = std::move(state);
+}
+
+std::uint64_t UnstructuredLayout::fingerprint() const {
+  return detail::hash_mix(
+      detail::hash_mix(detail::hash_start(), static_cast<std::uint64_t>(depth())),
+      static_cast<std::uint64_t>(column()));
+}
+
+std::string UnstructuredLayout::describe() const {
+  return "unstructured layout with " + std::to_string(depth()) + " halo depths and columns of " +
+         std::to_string(column()) + " values";
+}
+
+}  // namespace adlib

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <adlib/runtime/directory.hpp>
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include <adlib/runtime/error.hpp>
+#include <adlib/runtime/sparse_exchange.hpp>
+
+namespace adlib {
+
+namespace {
+
+// Ids per directory interval: ceil(bound / P), at least 1.
+std::int64_t interval_length(std::int64_t bound, int ranks) {
+  return std::max<std::int64_t>(1, (bound + ranks - 1) / ranks);
+}
+
+// The positions of `ids` grouped by destination rank (stable within a rank),
+// as one message skeleton per destination: the ranks in ascending order and,
+// for each, the positions of the ids that go there.  Sorting costs O(n log n)
+// and nothing of size P.
+struct Grouped {
+  std::vector<int> ranks;          ///< ascending
+  std::vector<std::size_t> begin;  ///< first slot of ranks[k] in `order`, plus an end
+  std::vector<std::size_t> order;  ///< positions into the ids, grouped
+};
+
+template <class RankOf>
+Grouped group_by_rank(std::size_t count, RankOf rank_of) {
+  Grouped g;
+  std::vector<std::pair<int, std::size_t>> keyed;
+  keyed.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const int r = rank_of(i);
+    if (r >= 0) keyed.emplace_back(r, i);
+  }
+  std::sort(keyed.begin(), keyed.end());
+  g.order.reserve(keyed.size());
+  for (std::size_t k = 0; k < keyed.size(); ++k) {
+    if (k == 0 || keyed[k].first != keyed[k - 1].first) {
+      g.ranks.push_back(keyed[k].first);
+      g.begin.push_back(k);
+    }
+    g.order.push_back(keyed[k].second);
+  }
+  g.begin.push_back(keyed.size());
+  return g;
+}
+
+}  // namespace
+
+std::string distinct_ids_error(const std::vector<std::int64_t>& ids, const char* what) {
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] < 0)
+      return std::string(what) + " holds the negative id " + std::to_string(ids[i]) +
+             " at position " + std::to_string(i);
+  std::vector<std::int64_t> sorted(ids);
+  std::sort(sorted.begin(), sorted.end());
+  const auto twice = std::adjacent_find(sorted.begin(), sorted.end());
+  if (twice != sorted.end())
+    return std::string(what) + " lists the id " + std::to_string(*twice) +
+           " twice (ids must be distinct on each rank)";
+  return {};
+}
+
+Directory::Directory(const Comm& comm, const std::vector<std::int64_t>& ids, Holding holding,
+                     const char* operation)
+    : comm_(comm), holding_(holding), operation_(operation) {
+  std::string error = distinct_ids_error(ids, "the ids registered");
+  if (error.empty() && holding != Holding::one_to_one && holding != Holding::shared)
+    error =
+        "holding is " + std::to_string(static_cast<int>(holding)) + ", not one of adlib::Holding's";
+
+  // The bound and the verdict in one reduction; the agreement that gives
+  // every rank the same message runs only when some rank failed.
+  std::int64_t mine[2] = {0, error.empty() ? 0 : 1}, all[2];
+  for (const std::int64_t id : ids) mine[0] = std::max(mine[0], id + 1);
+  ADLIB_MPI(MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_MAX, comm.get()), operation);
+  if (all[1] != 0) agree_on_errors(comm, error, 0, operation);
+  id_bound_ = all[0];
+
+  // Each id, with its position, to the rank of its interval.
+  const Grouped groups =
+      group_by_rank(ids.size(), [&](std::size_t i) { return directory_rank(ids[i]); });
+  std::vector<SparseMessage<std::int64_t>> outgoing(groups.ranks.size());
+  for (std::size_t k = 0; k < groups.ranks.size(); ++k) {
+    outgoing[k].peer = groups.ranks[k];
+    outgoing[k].values.reserve(2 * (groups.begin[k + 1] - groups.begin[k]));
+    for (std::size_t s = groups.begin[k]; s < groups.begin[k + 1]; ++s) {
+      outgoing[k].values.push_back(ids[groups.order[s]]);
+      outgoing[k].values.push_back(static_cast<std::int64_t>(groups.order[s]));
+    }
+  }
+  const auto received = exchange_sparse(comm, outgoing, operation, nullptr, std::string(),
+                                        static_cast<std::uint64_t>(holding) + 1);
+  std::size_t count = 0;
+  for (const auto& m : received) count += m.values.size() / 2;
+  entries_.reserve(count);
+  for (const auto& m : received)
+    for (std::size_t k = 0; k + 1 < m.values.size(); k += 2)
+      entries_.push_back({m.values[k], m.values[k + 1], m.peer});
+  std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
+    return a.id != b.id ? a.id < b.id : a.rank < b.rank;
+  });
+
+  if (holding == Holding::one_to_one) {
+    std::string twice;
+    for (std::size_t k = 1; k < entries_.size() && twice.empty(); ++k)
+      if (entries_[k].id == entries_[k - 1].id)
+        twice = "the id " + std::to_string(entries_[k].id) + " is held by rank " +
+                std::to_string(entries_[k - 1].rank) + " and by rank " +
+                std::to_string(entries_[k].rank) + " (a one-to-one directory: each id on one rank)";
+    agree_on_errors(comm, twice, 0, operation);
+  }
+}
+
+int Directory::directory_rank(std::int64_t id) const {
+  if (id < 0 || id >= id_bound_) return -1;
+  return static_cast<int>(id / interval_length(id_bound_, comm_.size()));
+}
+
+std::vector<IdLocation> Directory::locate(const std::vector<std::int64_t>& ids) const {
+  std::string error;
+  for (std::size_t i = 0; i < ids.size() && error.empty(); ++i)
+    if (ids[i] < 0)
+      error = "locate: the id at position " + std::to_string(i) + " is negative (" +
+              std::to_string(ids[i]) + ")";
+
+  // Ids beyond the bound are held by nobody: answered here, not sent.
+  const Grouped groups = group_by_rank(error.empty() ? ids.size() : 0,
+                                       [&](std::size_t i) { return directory_rank(ids[i]); });
+  std::vector<SparseMessage<std::int64_t>> questions(groups.ranks.size());
+  for (std::size_t k = 0; k < groups.ranks.size(); ++k) {
+    questions[k].peer = groups.ranks[k];
+    for (std::size_t s = groups.begin[k]; s < groups.begin[k + 1]; ++s)
+      questions[k].values.push_back(ids[groups.order[s]]);
+  }
+  const auto asked = exchange_sparse(comm_, questions, operation_, nullptr, error,
+                                     static_cast<std::uint64_t>(holding_) + 1);
+
+  // Each question answered with (rank, position) in the order asked.
+  std::vector<SparseMessage<std::int64_t>> answers(asked.size());
+  for (std::size_t k = 0; k < asked.size(); ++k) {
+    answers[k].peer = asked[k].peer;
+    answers[k].values.reserve(2 * asked[k].values.size());
+    for (const std::int64_t id : asked[k].values) {
+      const auto it = std::lower_bound(entries_.begin(), entries_.end(), id,
+                                       [](const Entry& e, std::int64_t v) { return e.id < v; });
+      const bool found = it != entries_.end() && it->id == id;
+      answers[k].values.push_back(found ? it->rank : -1);
+      answers[k].values.push_back(found ? it->position : 0);
+    }
+  }
+  const auto replies = exchange_sparse(comm_, answers, operation_);
+
+  std::vector<IdLocation> where(ids.size());
+  for (const auto& reply : replies) {
+    // Replies are sorted by peer, as the questions were.
+    const auto k = static_cast<std::size_t>(
+        std::lower_bound(groups.ranks.begin(), groups.ranks.end(), reply.peer) -
+        groups.ranks.begin());
+    const std::size_t first = groups.begin[k];
+    for (std::size_t s = first; s < groups.begin[k + 1]; ++s) {
+      const std::size_t a = 2 * (s - first);
+      where[groups.order[s]] = {static_cast<int>(reply.values[a]), reply.values[a + 1]};
+    }
+  }
+  return where;
+}
+
+}  // namespace adlib

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/// @file
+/// Directory: which rank holds a global id, and where, when ids are listed
+/// explicitly per rank (unstructured meshes, the DAP's 'u' dimensions) and no
+/// formula answers.
+///
+/// @code
+///   // Rank r holds the cells whose global ids are listed in `mine` (any order).
+///   adlib::Directory directory(comm, mine);            // collective
+///   auto where = directory.locate(halo_ids);           // collective
+///   for (auto& w : where) use(w.rank, w.position);     // rank -1: nobody holds it
+/// @endcode
+///
+/// An assumed partition of the id space (hypre's assumed partition, Tpetra's
+/// Directory): the ids [0, id_bound()) are cut into P equal intervals, and the
+/// rank of interval k keeps the (id, holder, position) entries of the ids in
+/// it.  Construction sends each rank's ids to the ranks of their intervals
+/// (one sparse exchange); a look-up sends the ids asked for to the same ranks
+/// and receives their entries back (two).  No rank ever keeps anything of
+/// the size of the id space or of P: a rank stores the entries of its
+/// interval that some rank registered (about ids / P when ids are spread
+/// evenly), and every message goes to a rank that is actually asked.
+///
+/// Ids held by several ranks (shared dofs, replicated cells) are allowed with
+/// Holding::shared; locate() then answers with the lowest rank holding the id.
+/// With Holding::one_to_one (the default) an id registered by two ranks is an
+/// error on every rank.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <adlib/runtime/comm.hpp>
+
+namespace adlib {
+
+/// May an id be held by several ranks?
+enum class Holding {
+  one_to_one,  ///< every id is held by at most one rank
+  shared       ///< an id may be held by several ranks (locate() picks the lowest)
+};
+
+/// Where a global id lives: the holding rank and the id's position in that
+/// rank's list.
+struct IdLocation {
+  int rank = -1;              ///< -1 when no rank holds the id
+  std::int64_t position = 0;  ///< index into the holder's registered ids
+  /// Same rank and position.
+  bool operator==(const IdLocation& o) const { return rank == o.rank && position == o.position; }
+};
+
+/// A distributed directory of global ids (see the file overview).  A value
+/// object; copies share nothing but the communicator.
+class Directory {
+ public:
+  /// Collective over `comm`: registers this rank's `ids` (position i of the
+  /// list is the id's position on this rank).  Ids are non-negative and
+  /// distinct on each rank; with Holding::one_to_one no id is registered by
+  /// two ranks.  Any violation, on any rank, is the same adlib::Error on
+  /// every rank (named after `operation`).
+  Directory(const Comm& comm, const std::vector<std::int64_t>& ids,
+            Holding holding = Holding::one_to_one, const char* operation = "Directory");
+
+  /// Collective: where each of `ids` lives, in the order asked (any ids,
+  /// repeats allowed; ids that no rank registered come back with rank -1,
+  /// negative ids are an error on every rank).
+  std::vector<IdLocation> locate(const std::vector<std::int64_t>& ids) const;
+
+  /// One more than the largest id registered on any rank (0 when none is).
+  std::int64_t id_bound() const { return id_bound_; }
+  /// The rank whose interval holds the entry of `id`.
+  int directory_rank(std::int64_t id) const;
+  /// Entries this rank keeps for its interval (a test and diagnosis aid).
+  std::size_t entries() const { return entries_.size(); }
+  /// The communicator.
+  const Comm& comm() const { return comm_; }
+  /// As constructed.
+  Holding holding() const { return holding_; }
+
+  /// One entry of the directory: an id, a rank holding it and its position
+  /// there.
+  struct Entry {
+    std::int64_t id = 0;        ///< the global id
+    std::int64_t position = 0;  ///< its position on the holder
+    std::int64_t rank = 0;      ///< the holder (int64 so the entry has no padding)
+  };
+
+ private:
+  Comm comm_;
+  Holding holding_;
+  const char* operation_;
+  std::int64_t id_bound_ = 0;
+  std::vector<Entry> entries_;  ///< this rank's interval, sorted by (id, rank)
+};
+
+/// Empty when every id is non-negative and no id repeats, else the reason
+/// (naming the first offending id).  `what` names the list in the message.
+std::string distinct_ids_error(const std::vector<std::int64_t>& ids, const char* what);
+
+}  // namespace adlib
