@@ -3,13 +3,21 @@
 
 #include <adlib/runtime/detail/hash.hpp>
 #include <adlib/runtime/directory.hpp>
+#include <adlib/runtime/error.hpp>
 
 namespace adlib {
 
 UnstructuredLayout::UnstructuredLayout(const Comm& comm, std::vector<std::int64_t> owned,
                                        const std::vector<std::vector<std::int64_t>>& halo,
+                                       Index column)
+    : UnstructuredLayout(std::move(owned), halo, column) {
+  std::const_pointer_cast<State>(state_)->comm = comm;
+}
+
+UnstructuredLayout::UnstructuredLayout(std::vector<std::int64_t> owned,
+                                       const std::vector<std::vector<std::int64_t>>& halo,
                                        Index column) {
-  auto state = std::make_shared<State>(State{comm, std::move(owned), {}, column, {}});
+  auto state = std::make_shared<State>(State{std::nullopt, std::move(owned), {}, column, {}});
   state->depth_end.push_back(static_cast<Index>(state->ids.size()));
   for (const auto& depth : halo) {
     state->ids.insert(state->ids.end(), depth.begin(), depth.end());
@@ -20,6 +28,13 @@ UnstructuredLayout::UnstructuredLayout(const Comm& comm, std::vector<std::int64_
   else
     state->error = distinct_ids_error(state->ids, "the owned and halo ids of this rank");
   state_ = std::move(state);
+}
+
+const Comm& UnstructuredLayout::comm() const {
+  if (!state_->comm)
+    throw Error("this UnstructuredLayout was made without a communicator (for planning only)", -1,
+                "UnstructuredLayout");
+  return *state_->comm;
 }
 
 std::uint64_t UnstructuredLayout::fingerprint() const {

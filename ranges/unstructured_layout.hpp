@@ -31,6 +31,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,9 +50,14 @@ class UnstructuredLayout {
   /// list for a depth at which it has no halo) and the same column.
   UnstructuredLayout(const Comm& comm, std::vector<std::int64_t> owned,
                      const std::vector<std::vector<std::int64_t>>& halo = {}, Index column = 1);
+  /// Without MPI: only for planning and inspection (comm() throws).
+  explicit UnstructuredLayout(std::vector<std::int64_t> owned,
+                              const std::vector<std::vector<std::int64_t>>& halo = {},
+                              Index column = 1);
 
-  /// The processes the mesh is spread over.
-  const Comm& comm() const { return state_->comm; }
+  /// The processes the mesh is spread over (an adlib::Error for a layout
+  /// made without a communicator).
+  const Comm& comm() const;
   /// Halo depths listed (the same on every rank).
   int depth() const { return static_cast<int>(state_->depth_end.size()) - 1; }
   /// Values per entry.
@@ -87,7 +93,7 @@ class UnstructuredLayout {
 
  private:
   struct State {
-    Comm comm;
+    std::optional<Comm> comm;
     std::vector<std::int64_t> ids;
     std::vector<Index> depth_end;  ///< [0]: owned_count, [d]: end of depth d
     Index column = 1;
