@@ -11,12 +11,15 @@
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
 
 #include <adlib/collectives/depth_halo.hpp>
+#include <adlib/collectives/field_reductions.hpp>
 #include <adlib/ranges/unstructured_field.hpp>
 #include <adlib/ranges/unstructured_layout.hpp>
 #include <adlib/runtime/comm.hpp>
@@ -401,6 +404,35 @@ TEST(DepthHaloMisuse, DirtyStatesDifferBetweenRanks) {
   Halo halo(u);
   if (world_rank() == 0) u.set_clean(c.depth);
   adlib_test::expect_error_everywhere([&] { halo.execute(c.depth, u); }, "differ between ranks");
+}
+
+}  // namespace
+
+namespace {
+
+// Sums and extremes over owned entries only: an id held in several halos
+// counts once.  Exact: the values are small integers.
+TEST(FieldReductions, OwnedEntriesOnly) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  for (int seed = 0; seed < kRandomCases; seed += 2) {
+    const Case c = draw(static_cast<std::uint64_t>(seed) * 7919 + 11);
+    SCOPED_TRACE(c.name);
+    const adlib::UnstructuredLayout layout = layout_of(c, comm);
+    Field u(layout);
+    reset(u, 1e9);  // halo values that must not count
+    double sum = 0, low = std::numeric_limits<double>::max(),
+           high = std::numeric_limits<double>::lowest();
+    for (std::int64_t cell = 0; cell < c.mesh.cells(); ++cell)
+      for (adlib::Index k = 0; k < c.column; ++k) {
+        const double v = value_of(c.mesh.id(cell), k);
+        sum += v;
+        low = std::min(low, v);
+        high = std::max(high, v);
+      }
+    EXPECT_EQ(adlib::global_sum(u), sum);
+    EXPECT_EQ(adlib::global_min(u), low);
+    EXPECT_EQ(adlib::global_max(u), high);
+  }
 }
 
 }  // namespace
