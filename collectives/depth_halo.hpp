@@ -186,6 +186,10 @@ class DepthHalo {
   std::vector<schedule_type*> running_;
   std::vector<field_type> pending_;
   int pending_clean_ = 0;
+  /// Scratch lists of start(), kept to reuse their memory.
+  std::vector<const field_type*> group_;
+  std::vector<T*> destinations_;
+  std::vector<const T*> sources_;
 };
 
 /// Deduction guide: the value type and memory space come from the field
@@ -255,13 +259,13 @@ void DepthHalo<T, MemorySpace>::start(int depth, const field_type& first, const 
   in_flight_ = true;
   pending_clean_ = depth;
   for (int clean = 0; clean < depth; ++clean) {
-    std::vector<const field_type*> group;
+    group_.clear();
     for (const field_type* f : fields)
-      if (f->clean_depth() == clean) group.push_back(f);
-    if (group.empty()) continue;
+      if (f->clean_depth() == clean) group_.push_back(f);
+    if (group_.empty()) continue;
     schedule_type& schedule = *schedules_[schedule_index(clean, depth)];
-    start_schedule(schedule, group, Direction::forward);
-    for (const field_type* f : group) pending_.push_back(*f);
+    start_schedule(schedule, group_, Direction::forward);
+    for (const field_type* f : group_) pending_.push_back(*f);
   }
 }
 
@@ -296,13 +300,13 @@ void DepthHalo<T, MemorySpace>::start_schedule(schedule_type& schedule,
     T* data = fields.front()->local_view().data();
     schedule.start(data, span, data, span, direction);
   } else {
-    std::vector<T*> data;
-    std::vector<const T*> read;
+    destinations_.clear();
+    sources_.clear();
     for (const field_type* f : fields) {
-      data.push_back(f->local_view().data());
-      read.push_back(f->local_view().data());
+      destinations_.push_back(f->local_view().data());
+      sources_.push_back(f->local_view().data());
     }
-    schedule.start_many(data, span, read, span, direction);
+    schedule.start_many(destinations_, span, sources_, span, direction);
   }
   running_.push_back(&schedule);
 }
@@ -310,14 +314,18 @@ void DepthHalo<T, MemorySpace>::start_schedule(schedule_type& schedule,
 template <class T, class MemorySpace>
 void DepthHalo<T, MemorySpace>::finish() {
   if (!in_flight_) return;
-  // Whatever happens, the exchange is over for this object.
-  std::vector<schedule_type*> running = std::move(running_);
-  std::vector<field_type> pending = std::move(pending_);
-  running_.clear();
-  pending_.clear();
+  // Whatever happens, the exchange is over for this object; the lists keep
+  // their capacity, so exchanges allocate nothing after the first.
   in_flight_ = false;
-  for (schedule_type* s : running) s->finish();
-  for (const field_type& f : pending) {
+  struct Forget {
+    DepthHalo& halo;
+    ~Forget() {
+      halo.running_.clear();
+      halo.pending_.clear();
+    }
+  } forget{*this};
+  for (schedule_type* s : running_) s->finish();
+  for (const field_type& f : pending_) {
     if (pending_clean_ < 0)
       f.set_dirty();
     else
