@@ -108,9 +108,12 @@ struct Mesh {
   }
 };
 
-// Global ids that carry no geometry.  For n a power of two, multiplication
-// by an odd constant is a bijection modulo n^2 (Knuth's multiplicative hash);
-// otherwise a Fisher-Yates shuffle with a fixed seed (std::mt19937_64 gives
+// Global ids that carry no geometry.  For n a power of two, a multiply-
+// xorshift hash modulo n^2 = 2^bits: multiplying by an odd constant and
+// x ^= x >> s are both invertible modulo 2^bits, so the hash is a bijection,
+// and the shifts carry the high bits into the low ones (a multiplication
+// alone keeps k's low bits' pattern: k and its id would share their parity).
+// Otherwise a Fisher-Yates shuffle with a fixed seed (std::mt19937_64 gives
 // the same sequence everywhere; std::shuffle's use of it is not specified).
 Mesh generate(Index n) {
   Mesh mesh;
@@ -118,8 +121,18 @@ Mesh generate(Index n) {
   const std::uint64_t cells = static_cast<std::uint64_t>(n * n);
   mesh.id.resize(cells);
   if ((n & (n - 1)) == 0) {
-    for (std::uint64_t k = 0; k < cells; ++k)
-      mesh.id[k] = static_cast<std::int64_t>((k * 0x9E3779B1u) & (cells - 1));
+    int bits = 0;
+    while ((std::uint64_t(1) << bits) < cells) ++bits;
+    const std::uint64_t mask = cells - 1;
+    const int shift = bits / 2 + 1;
+    for (std::uint64_t k = 0; k < cells; ++k) {
+      std::uint64_t x = k;
+      for (int round = 0; round < 2; ++round) {
+        x = (x * 0x9E3779B97F4A7C15ull) & mask;
+        x ^= x >> shift;
+      }
+      mesh.id[k] = static_cast<std::int64_t>(x);
+    }
   } else {
     for (std::uint64_t k = 0; k < cells; ++k) mesh.id[k] = static_cast<std::int64_t>(k);
     std::mt19937_64 random(20240601);
@@ -388,7 +401,7 @@ int main(int argc, char** argv) {
       std::printf(
           "unstructured_halo: %ld x %ld cells (ids %s), %d ranks, halo depth %d, %d steps\n",
           long(o.n), long(o.n),
-          (o.n & (o.n - 1)) == 0 ? "scrambled by a multiplicative hash"
+          (o.n & (o.n - 1)) == 0 ? "scrambled by a multiply-xorshift hash"
                                  : "scrambled by a fixed-seed shuffle",
           comm.size(), depth, o.steps);
       std::printf("  owned cells per rank %s:", owned_spread.c_str());
