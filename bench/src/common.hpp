@@ -201,6 +201,7 @@ void register_limit_cases();
 void register_remap_cases();
 void register_halo_cases();
 void register_halo_accumulate_cases();
+void register_unstructured_halo_cases();
 void register_shift_cases();
 void register_irregular_cases();
 void register_plan_cases();

@@ -80,6 +80,7 @@ int main(int argc, char** argv) {
       bench::register_remap_cases();
       bench::register_halo_cases();
       bench::register_halo_accumulate_cases();
+      bench::register_unstructured_halo_cases();
       bench::register_shift_cases();
       bench::register_irregular_cases();
       bench::register_plan_cases();
