@@ -31,6 +31,28 @@ struct Grouped {
 template <class RankOf>
 Grouped group_by_rank(std::size_t count, RankOf rank_of) {
   Grouped g;
+  // Ids listed in increasing order (LFRic's sorted lists, a mesh numbered
+  // by partition) have ascending ranks: one linear pass groups them.
+  bool ascending = true;
+  int previous = -1;
+  for (std::size_t i = 0; i < count && ascending; ++i) {
+    const int r = rank_of(i);
+    ascending = r >= previous;
+    previous = std::max(previous, r);
+  }
+  if (ascending) {
+    for (std::size_t i = 0; i < count; ++i) {
+      const int r = rank_of(i);
+      if (r < 0) continue;
+      if (g.ranks.empty() || g.ranks.back() != r) {
+        g.ranks.push_back(r);
+        g.begin.push_back(g.order.size());
+      }
+      g.order.push_back(i);
+    }
+    g.begin.push_back(g.order.size());
+    return g;
+  }
   std::vector<std::pair<int, std::size_t>> keyed;
   keyed.reserve(count);
   for (std::size_t i = 0; i < count; ++i) {
@@ -69,7 +91,13 @@ std::string distinct_ids_error(const std::vector<std::int64_t>& ids, const char*
 Directory::Directory(const Comm& comm, const std::vector<std::int64_t>& ids, Holding holding,
                      const char* operation)
     : comm_(comm), holding_(holding), operation_(operation) {
-  std::string error = distinct_ids_error(ids, "the ids registered");
+  // Negative ids here; an id repeated on one rank is found where the
+  // directory sorts its entries anyway (below), not by sorting every list.
+  std::string error;
+  for (std::size_t i = 0; i < ids.size() && error.empty(); ++i)
+    if (ids[i] < 0)
+      error = "the ids registered hold the negative id " + std::to_string(ids[i]) +
+              " at position " + std::to_string(i);
   if (error.empty() && holding != Holding::one_to_one && holding != Holding::shared)
     error =
         "holding is " + std::to_string(static_cast<int>(holding)) + ", not one of adlib::Holding's";
@@ -96,25 +124,47 @@ Directory::Directory(const Comm& comm, const std::vector<std::int64_t>& ids, Hol
   }
   const auto received = exchange_sparse(comm, outgoing, operation, nullptr, std::string(),
                                         static_cast<std::uint64_t>(holding) + 1);
+  // Sorted by (id, rank): each sender's message sorted on its own (often it
+  // already is), then the senders' runs merged, O(n log senders).
+  const auto by_id_then_rank = [](const Entry& a, const Entry& b) {
+    return a.id != b.id ? a.id < b.id : a.rank < b.rank;
+  };
   std::size_t count = 0;
   for (const auto& m : received) count += m.values.size() / 2;
   entries_.reserve(count);
-  for (const auto& m : received)
+  std::vector<std::size_t> run_begin;
+  for (const auto& m : received) {
+    run_begin.push_back(entries_.size());
     for (std::size_t k = 0; k + 1 < m.values.size(); k += 2)
       entries_.push_back({m.values[k], m.values[k + 1], m.peer});
-  std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
-    return a.id != b.id ? a.id < b.id : a.rank < b.rank;
-  });
-
-  if (holding == Holding::one_to_one) {
-    std::string twice;
-    for (std::size_t k = 1; k < entries_.size() && twice.empty(); ++k)
-      if (entries_[k].id == entries_[k - 1].id)
-        twice = "the id " + std::to_string(entries_[k].id) + " is held by rank " +
-                std::to_string(entries_[k - 1].rank) + " and by rank " +
-                std::to_string(entries_[k].rank) + " (a one-to-one directory: each id on one rank)";
-    agree_on_errors(comm, twice, 0, operation);
+    const auto first = entries_.begin() + static_cast<std::ptrdiff_t>(run_begin.back());
+    if (!std::is_sorted(first, entries_.end(), by_id_then_rank))
+      std::sort(first, entries_.end(), by_id_then_rank);
   }
+  run_begin.push_back(entries_.size());
+  for (std::size_t width = 1; width + 1 < run_begin.size(); width *= 2)
+    for (std::size_t r = 0; r + width + 1 < run_begin.size(); r += 2 * width) {
+      const std::size_t last = std::min(r + 2 * width, run_begin.size() - 1);
+      std::inplace_merge(entries_.begin() + static_cast<std::ptrdiff_t>(run_begin[r]),
+                         entries_.begin() + static_cast<std::ptrdiff_t>(run_begin[r + width]),
+                         entries_.begin() + static_cast<std::ptrdiff_t>(run_begin[last]),
+                         by_id_then_rank);
+    }
+
+  // An id twice from one rank, or (one-to-one) from two ranks.
+  std::string twice;
+  for (std::size_t k = 1; k < entries_.size() && twice.empty(); ++k) {
+    const Entry &a = entries_[k - 1], &b = entries_[k];
+    if (a.id != b.id) continue;
+    if (a.rank == b.rank)
+      twice = "rank " + std::to_string(a.rank) + " lists the id " + std::to_string(a.id) +
+              " twice (ids must be distinct on each rank)";
+    else if (holding == Holding::one_to_one)
+      twice = "the id " + std::to_string(a.id) + " is held by rank " + std::to_string(a.rank) +
+              " and by rank " + std::to_string(b.rank) +
+              " (a one-to-one directory: each id on one rank)";
+  }
+  agree_on_errors(comm, twice, 0, operation);
 }
 
 int Directory::directory_rank(std::int64_t id) const {
