@@ -28,6 +28,7 @@
 #include <adlib/ranges/triplet.hpp>
 #include <adlib/ranges/unstructured_field.hpp>
 #include <adlib/ranges/unstructured_layout.hpp>
+#include <adlib/ranges/unstructured_range.hpp>
 
 #include <adlib/schedules/block_data_schedule.hpp>
 #include <adlib/schedules/block_mess_schedule.hpp>
@@ -44,6 +45,7 @@
 #include <adlib/collectives/gather_all.hpp>
 #include <adlib/collectives/halo_plan.hpp>
 #include <adlib/collectives/index_exchange_plan.hpp>
+#include <adlib/collectives/negotiated_remap_plan.hpp>
 #include <adlib/collectives/planned_schedule.hpp>
 #include <adlib/collectives/remap.hpp>
 #include <adlib/collectives/remap_plan.hpp>

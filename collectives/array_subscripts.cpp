@@ -47,20 +47,6 @@ bool holds(const ArrayLayout& layout, const ServerTable::Coords& coords, int me)
   return true;
 }
 
-// Section position and local position of each element `me` holds along
-// dimension d of `layout`, in increasing local position.
-std::vector<std::pair<Index, Index>> held_along(const ArrayLayout& layout, int me, int d) {
-  std::vector<std::pair<Index, Index>> out;
-  std::vector<Block> blocks;
-  const Triplet& t = layout.section_triplet(d);
-  layout.range(d).owned_blocks(layout.coordinate(me, d), t, blocks);
-  for (const Block& b : blocks)
-    for (Index i = 0; i < b.count; ++i)
-      out.emplace_back((b.global_base + i * b.global_step - t.lo) / t.stride,
-                       b.local_base + i * b.local_step);
-  return out;
-}
-
 std::string position_text(const std::vector<Index>& position) {
   std::string s = "(";
   for (std::size_t d = 0; d < position.size(); ++d)
@@ -73,6 +59,10 @@ std::string position_text(const std::vector<Index>& position) {
 std::string check_array_arguments(const ArrayLayout& indexed, const ArrayLayout& aligned,
                                   const std::vector<ArrayLayout>& subscripts,
                                   const ArrayLayout* mask, int me, const char* what) {
+  if (!indexed.plannable_locally())
+    return "the indexed array has a dimension whose owners only the collective Range::locate() "
+           "finds (an unstructured range): the array forms of Gather and Scatter do not take one "
+           "yet (the vector forms do)";
   if (static_cast<int>(subscripts.size()) != indexed.rank())
     return std::to_string(subscripts.size()) + " subscript arrays for an indexed array of rank " +
            std::to_string(indexed.rank());
@@ -109,7 +99,7 @@ ResolvedSubscripts resolve_array_subscripts(const ArrayLayout& indexed, const Ar
 
   std::vector<std::vector<std::pair<Index, Index>>> axes;
   for (int d = 0; d < aligned_rank; ++d) {
-    axes.push_back(held_along(aligned, me, d));
+    axes.push_back(aligned.held_along(me, d));
     if (axes.back().empty()) return out;
   }
   const std::vector<Index> strides = aligned.local_strides(me);

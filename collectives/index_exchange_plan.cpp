@@ -47,7 +47,19 @@ SubscriptRequests::SubscriptRequests(const ArrayLayout& layout,
       access_(access),
       replicas_(access == RemoteAccess::write ? static_cast<std::size_t>(layout.replica_count())
                                               : 1),
-      servers_(1024) {}
+      servers_(1024) {
+  if (layout.plannable_locally()) return;
+  std::vector<Index> globals;
+  globals.reserve(subscripts.size());
+  if (layout.rank() == 1)
+    for (const Index k : subscripts) globals.push_back(layout.section_triplet(0).at(k));
+  located_ = layout.range(0).locate(globals);
+}
+
+Owner SubscriptRequests::owner_of(std::size_t k) const {
+  if (!located_.empty()) return located_[k];
+  return layout_.range(0).owner(layout_.section_triplet(0).at(subscripts_[k]));
+}
 
 int SubscriptRequests::server(int coord) const {
   CachedServer& cached = servers_[static_cast<std::size_t>(coord) % servers_.size()];
@@ -58,13 +70,11 @@ int SubscriptRequests::server(int coord) const {
 }
 
 void SubscriptRequests::fill(std::size_t first, std::size_t count, ElementRequest* out) const {
-  const Range& range = layout_.range(0);
-  const Triplet& section = layout_.section_triplet(0);
   // A 1-D local block is contiguous (the last dimension's stride is 1), so an
   // element's offset is its local position, ghost offset included.
   for (std::size_t i = 0; i < count; ++i) {
     const std::size_t k = (first + i) / replicas_;
-    const Owner o = range.owner(section.at(subscripts_[k]));
+    const Owner o = owner_of(k);
     const auto position = static_cast<std::int64_t>(k);
     if (replicas_ == 1) {
       out[i] = {server(o.coord), o.local, position};

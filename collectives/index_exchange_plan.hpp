@@ -50,6 +50,9 @@ int gather_owner(const ArrayLayout& layout, Index subscript, int requester);
 class SubscriptRequests final : public RequestSource {
  public:
   /// Refers to `layout` and `subscripts`, which must outlive this object.
+  /// Collective over the layout's communicator when the layout is not
+  /// plannable locally (an unstructured range: the owners are located
+  /// through its directory, every rank calling); local arithmetic otherwise.
   SubscriptRequests(const ArrayLayout& layout, const std::vector<Index>& subscripts, int me,
                     RemoteAccess access);
   /// Subscripts times the replicas written (1 for a read).
@@ -67,6 +70,9 @@ class SubscriptRequests final : public RequestSource {
     int rank = -1;
   };
   int server(int coord) const;
+  /// The owner of subscript k: from the range's arithmetic, or from the
+  /// owners located at construction (a range not plannable locally).
+  Owner owner_of(std::size_t k) const;
 
   const ArrayLayout& layout_;
   const std::vector<Index>& subscripts_;
@@ -74,6 +80,7 @@ class SubscriptRequests final : public RequestSource {
   RemoteAccess access_;
   std::size_t replicas_;
   mutable std::vector<CachedServer> servers_;
+  std::vector<Owner> located_;  ///< an unstructured layout's owners, by subscript
 };
 
 /// All of SubscriptRequests' requests, stored (for tests and inspection).

@@ -24,6 +24,12 @@
 /// schedule's tag.  Execution takes the arrays, checks that they have the planned
 /// layouts (any arrays with those layouts will do) and runs the schedule.
 ///
+/// A layout with an unstructured dimension (UnstructuredRange: each process
+/// knows only its own indices) is planned by negotiation instead
+/// (collectives/negotiated_remap_plan.hpp): the owners of the elements this
+/// rank receives are located through the range's directory and told what to
+/// send with one sparse exchange; the messages are then index lists.
+///
 /// The template arguments are deduced from the arrays (class template
 /// argument deduction): `adlib::Remap r(y, x)` is a Remap<double, 1> for
 /// DistArray<double, 1> arrays.
@@ -32,6 +38,7 @@
 #include <memory>
 #include <type_traits>
 
+#include <adlib/collectives/negotiated_remap_plan.hpp>
 #include <adlib/collectives/planned_schedule.hpp>
 #include <adlib/collectives/remap_plan.hpp>
 #include <adlib/ranges/dist_array.hpp>
@@ -103,8 +110,8 @@ class Remap : public RunsSchedule<MemorySpace> {
     // wrong still takes part in the collective build and no rank hangs.
     if (replicated_ && !reverse_schedule_)
       reverse_schedule_ = build_schedule<T, MemorySpace>(
-          src_.group().grid().comm(), plan_remap(src_, dst_, src_.group().grid().comm().rank()),
-          this->config_);
+          src_.group().grid().comm(),
+          remap_exchange_plan(src_, dst_, src_.group().grid().comm()), this->config_);
     check_layouts(dst, src, "Remap::reverse", op::fingerprint<Combine>());
     T* to = src.local_view().data();
     const T* from = dst.local_view().data();
@@ -156,7 +163,7 @@ class Remap : public RunsSchedule<MemorySpace> {
                                      element_and_configuration_fingerprint<T>(config)),
                     "Remap");
     this->schedule_ =
-        build_schedule<T, MemorySpace>(comm, plan_remap(dst, src, comm.rank()), config);
+        build_schedule<T, MemorySpace>(comm, remap_exchange_plan(dst, src, comm), config);
   }
 
   void check_layouts(const array_type& dst, const array_type& src,

@@ -92,6 +92,9 @@ class WriteHalo : public RunsSchedule<MemorySpace> {
     const Comm& comm = layout.group().grid().comm();
     std::string error = config.error;
     if (error.empty()) error = boundary_error(halo);
+    if (error.empty() && !layout.plannable_locally())
+      error = "WriteHalo plans from every process's owned interval, which an unstructured "
+              "dimension does not have (unstructured meshes exchange halos with DepthHalo)";
     if (error.empty())
       error = layout.rank() == Rank ? check_halo(layout, halo)
                                     : "layout of rank " + std::to_string(layout.rank()) +

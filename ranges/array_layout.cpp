@@ -58,6 +58,25 @@ bool ArrayLayout::is_section() const {
   return false;
 }
 
+std::vector<std::pair<Index, Index>> ArrayLayout::held_along(int rank, int d) const {
+  std::vector<std::pair<Index, Index>> out;
+  if (!holds_data(rank)) return out;
+  std::vector<Block> blocks;
+  const Triplet& t = section_triplet(d);
+  range(d).owned_blocks(coordinate(rank, d), t, blocks);
+  for (const Block& b : blocks)
+    for (Index i = 0; i < b.count; ++i)
+      out.emplace_back((b.global_base + i * b.global_step - t.lo) / t.stride,
+                       b.local_base + i * b.local_step);
+  return out;
+}
+
+bool ArrayLayout::plannable_locally() const {
+  for (const RangePtr& r : ranges_)
+    if (!r->plannable_locally()) return false;
+  return true;
+}
+
 std::vector<Index> ArrayLayout::shape() const {
   std::vector<Index> s;
   for (const auto& t : section_) s.push_back(t.count());

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <adlib/ranges/process_grid.hpp>
@@ -80,6 +81,15 @@ class ArrayLayout {
   ArrayLayout with_storage(int rank, std::vector<Index> extents) const;
   /// Was the layout made by with_storage()?
   bool has_padding() const { return storage_rank_ >= 0; }
+
+  /// Section position and local position (ghost offset included) of each
+  /// element `rank` holds along dimension `d`, in increasing position (empty
+  /// when `rank` holds no data).
+  std::vector<std::pair<Index, Index>> held_along(int rank, int d) const;
+  /// Can the layout's ranges answer for every process without communication
+  /// (Range::plannable_locally() of every dimension)?  Planners that
+  /// enumerate other processes' elements need it.
+  bool plannable_locally() const;
 
   /// Grid axes that no range uses and the group leaves free: the array is
   /// replicated over them.

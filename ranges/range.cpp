@@ -24,6 +24,13 @@ Interval Range::owned_interval(int) const {
               "Range::owned_interval");
 }
 
+std::vector<Owner> Range::locate(const std::vector<Index>& globals) const {
+  std::vector<Owner> owners;
+  owners.reserve(globals.size());
+  for (const Index g : globals) owners.push_back(owner(g));
+  return owners;
+}
+
 std::string Range::describe_common() const {
   std::string s = "N=" + std::to_string(extent_);
   if (dimension_)

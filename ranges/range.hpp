@@ -130,6 +130,20 @@ class Range {
   /// ghost boxes evaluate inside kernels.
   virtual LocalMap local_map(int coord) const = 0;
 
+  /// Can every inquiry above be answered for every coordinate without
+  /// communication?  True for the ranges given by a formula; false for an
+  /// UnstructuredRange, which knows its own coordinate's indices and finds
+  /// other processes' through the collective locate().  Planners that
+  /// enumerate what other processes hold (Remap's regular plan, Shift,
+  /// WriteHalo) need it; the negotiated paths (Remap's, Gather's) do not.
+  virtual bool plannable_locally() const { return true; }
+  /// The owner of each of `globals` (each in [0, extent())), in order.
+  /// Collective over the range's communicator when !plannable_locally():
+  /// every process of it calls, with its own list (possibly empty); bad
+  /// input on any process is the same adlib::Error on every process.
+  /// Otherwise owner() of each, without communication.
+  virtual std::vector<Owner> locate(const std::vector<Index>& globals) const;
+
   /// A one-line description that identifies the distribution exactly.
   virtual std::string describe() const = 0;
   /// Same distribution (kind, parameters, dimension).
