@@ -70,8 +70,7 @@ T reduce_owned(const UnstructuredField<T, MemorySpace>& field, Fold fold, MPI_Op
                           FoldOwned<T, Fold>{field.local_view().data(), fold},
                           Reducer<T, Kokkos::HostSpace>(local));
   T global{};
-  ADLIB_MPI(MPI_Allreduce(&local, &global, 1, predefined_datatype<T>(), op, comm.get()),
-            operation);
+  ADLIB_MPI(MPI_Allreduce(&local, &global, 1, predefined_datatype<T>(), op, comm.get()), operation);
   return global;
 }
 

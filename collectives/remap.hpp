@@ -110,8 +110,8 @@ class Remap : public RunsSchedule<MemorySpace> {
     // wrong still takes part in the collective build and no rank hangs.
     if (replicated_ && !reverse_schedule_)
       reverse_schedule_ = build_schedule<T, MemorySpace>(
-          src_.group().grid().comm(),
-          remap_exchange_plan(src_, dst_, src_.group().grid().comm()), this->config_);
+          src_.group().grid().comm(), remap_exchange_plan(src_, dst_, src_.group().grid().comm()),
+          this->config_);
     check_layouts(dst, src, "Remap::reverse", op::fingerprint<Combine>());
     T* to = src.local_view().data();
     const T* from = dst.local_view().data();

@@ -187,8 +187,9 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
     const Comm& comm = layout_.group().grid().comm();
     if (!this->config_.error.empty()) error = this->config_.error;
     if (error.empty() && !layout_.plannable_locally())
-      error = "a shift enumerates other processes' elements, which an unstructured dimension "
-              "does not allow (Remap an unstructured array into a block layout first)";
+      error =
+          "a shift enumerates other processes' elements, which an unstructured dimension "
+          "does not allow (Remap an unstructured array into a block layout first)";
     agree_on_errors(comm, error, arguments_fingerprint, operation_);
     ShiftPlan planned = plan(me_);
     vacated_ = std::move(planned.vacated);

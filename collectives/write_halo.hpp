@@ -93,8 +93,9 @@ class WriteHalo : public RunsSchedule<MemorySpace> {
     std::string error = config.error;
     if (error.empty()) error = boundary_error(halo);
     if (error.empty() && !layout.plannable_locally())
-      error = "WriteHalo plans from every process's owned interval, which an unstructured "
-              "dimension does not have (unstructured meshes exchange halos with DepthHalo)";
+      error =
+          "WriteHalo plans from every process's owned interval, which an unstructured "
+          "dimension does not have (unstructured meshes exchange halos with DepthHalo)";
     if (error.empty())
       error = layout.rank() == Rank ? check_halo(layout, halo)
                                     : "layout of rank " + std::to_string(layout.rank()) +

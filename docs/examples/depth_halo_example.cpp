@@ -16,10 +16,14 @@ constexpr std::int64_t kCells = 40;
 
 // Cell c's global id: an affine bijection of 0 .. kCells-1 (ids carry no
 // geometry, as in a real unstructured mesh).
-std::int64_t id_of(std::int64_t cell) { return (cell * 7 + 3) % kCells; }
+std::int64_t id_of(std::int64_t cell) {
+  return (cell * 7 + 3) % kCells;
+}
 
 // Rank r of P owns the arc [first(r), first(r + 1)) of the ring.
-std::int64_t first(int r, int P) { return kCells * r * (r + 1) / (P * (P + 1)); }
+std::int64_t first(int r, int P) {
+  return kCells * r * (r + 1) / (P * (P + 1));
+}
 
 bool holds(bool condition, const char* what) {
   if (!condition) std::printf("wrong: %s\n", what);
