@@ -43,8 +43,8 @@ void join_side(const std::vector<ExchangePlan>& levels, int clean, int depth, In
       blocks.push_back(
           {peer,
            StridedBlock::make(offsets.front(), {static_cast<std::int64_t>(offsets.size())}, {1})});
-    else
-      lists.push_back({peer, std::move(offsets)});
+    else  // each column one row, however short
+      lists.push_back({peer, std::move(offsets), column > 1 ? column : kMinIndexRun});
   }
 }
 

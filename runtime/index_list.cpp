@@ -38,7 +38,8 @@ bool has_repeats(const IndexList& list, const std::vector<std::int64_t>& offsets
 
 }  // namespace
 
-IndexList IndexList::from(std::vector<std::int64_t> offsets) {
+IndexList IndexList::from(std::vector<std::int64_t> offsets, std::int64_t min_run) {
+  min_run = std::max<std::int64_t>(min_run, 2);
   IndexList list;
   const auto n = static_cast<std::int64_t>(offsets.size());
   list.count = n;
@@ -56,7 +57,7 @@ IndexList IndexList::from(std::vector<std::int64_t> offsets) {
   while (i < n) {
     std::int64_t j = i + 1;
     while (j < n && offsets[j] == offsets[j - 1] + 1) ++j;
-    if (j - i >= kMinIndexRun) {
+    if (j - i >= min_run) {
       add_run(list, offsets[i], j - i);
     } else {
       if (list.segments.empty() || list.segments.back().run)

@@ -9,12 +9,11 @@
 /// @endcode
 ///
 /// The offsets keep their order (it is the order the elements travel in).
-/// Runs of at least kMinIndexRun consecutive offsets are kept as one segment
-/// (copied as one row, and costing no plan memory per element); the other
-/// offsets are kept as they are, 8 bytes each, in stretches.  Packing and
-/// unpacking walk the segments in one loop.  An offset may repeat (a gather
-/// that reads an element twice, a scatter whose contributions combine);
-/// repeats() says so, and combining unpacks then keep the list's order.
+/// Runs of at least kMinIndexRun (or the caller's min_run) consecutive offsets are kept as one
+/// segment (copied as one row, and costing no plan memory per element); the other offsets are kept
+/// as they are, 8 bytes each, in stretches.  Packing and unpacking walk the segments in one loop.
+/// An offset may repeat (a gather that reads an element twice, a scatter whose contributions
+/// combine); repeats() says so, and combining unpacks then keep the list's order.
 #pragma once
 
 #include <cstdint>
@@ -45,8 +44,10 @@ struct IndexList {
 
   /// The list of `offsets`, in that order (offsets must be >= 0).  Pass the
   /// vector by std::move when it is not needed afterwards: its memory then
-  /// becomes the list's.
-  static IndexList from(std::vector<std::int64_t> offsets);
+  /// becomes the list's.  Runs of at least `min_run` consecutive offsets
+  /// become rows (kMinIndexRun unless the caller knows its elements come in
+  /// shorter units, such as columns of a few values; at least 2).
+  static IndexList from(std::vector<std::int64_t> offsets, std::int64_t min_run = kMinIndexRun);
   /// from() for a literal list.
   static IndexList from(std::initializer_list<std::int64_t> offsets) {
     return from(std::vector<std::int64_t>(offsets));

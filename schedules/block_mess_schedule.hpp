@@ -111,26 +111,28 @@ class BlockMessSchedule {
   void declare(const ExchangePlan& plan) {
     for (const auto& b : plan.sends) send(b.peer, b.block);
     for (const auto& b : plan.recvs) recv(b.peer, b.block);
-    for (const auto& i : plan.send_indices) send_indices(i.peer, i.offsets);
-    for (const auto& i : plan.recv_indices) recv_indices(i.peer, i.offsets);
+    for (const auto& i : plan.send_indices) send_indices(i.peer, i.offsets, i.min_run);
+    for (const auto& i : plan.recv_indices) recv_indices(i.peer, i.offsets, i.min_run);
   }
   /// declare() taking the plan's index lists over instead of copying them.
   void declare(ExchangePlan&& plan) {
     for (const auto& b : plan.sends) send(b.peer, b.block);
     for (const auto& b : plan.recvs) recv(b.peer, b.block);
-    for (auto& i : plan.send_indices) send_indices(i.peer, std::move(i.offsets));
-    for (auto& i : plan.recv_indices) recv_indices(i.peer, std::move(i.offsets));
+    for (auto& i : plan.send_indices) send_indices(i.peer, std::move(i.offsets), i.min_run);
+    for (auto& i : plan.recv_indices) recv_indices(i.peer, std::move(i.offsets), i.min_run);
   }
   /// Declares the elements at `offsets` of the send memory, in that order, to
   /// go to `peer` after its blocks (an index-list message, Adlib's
-  /// MessSchedule).
-  void send_indices(int peer, std::vector<std::int64_t> offsets) {
-    plan_.send_indices(peer, std::move(offsets));
+  /// MessSchedule); runs of `min_run` consecutive offsets travel as rows.
+  void send_indices(int peer, std::vector<std::int64_t> offsets,
+                    std::int64_t min_run = kMinIndexRun) {
+    plan_.send_indices(peer, std::move(offsets), min_run);
   }
   /// Declares the elements at `offsets` of the receive memory, in that order,
   /// to come from `peer` after its blocks.
-  void recv_indices(int peer, std::vector<std::int64_t> offsets) {
-    plan_.recv_indices(peer, std::move(offsets));
+  void recv_indices(int peer, std::vector<std::int64_t> offsets,
+                    std::int64_t min_run = kMinIndexRun) {
+    plan_.recv_indices(peer, std::move(offsets), min_run);
   }
   /// Collective: every rank's declarations are checked and the verdict is
   /// agreed, with the configuration and the schedule's tag (the lowest free on

@@ -99,15 +99,19 @@ void attach_indices(std::vector<PeerMessage>& messages, IndexRequests& requests)
     // One list for the peer (the common case) is used as it is; several are
     // concatenated first.
     std::vector<std::int64_t> offsets;
+    std::int64_t min_run = kMinIndexRun;
     if (i < requests.size() && requests[i].peer == peer &&
         (i + 1 == requests.size() || requests[i + 1].peer != peer)) {
+      min_run = requests[i].min_run;
       offsets = std::move(requests[i++].offsets);
     } else {
-      for (; i < requests.size() && requests[i].peer == peer; ++i)
+      for (; i < requests.size() && requests[i].peer == peer; ++i) {
+        min_run = std::min(min_run, requests[i].min_run);
         offsets.insert(offsets.end(), requests[i].offsets.begin(), requests[i].offsets.end());
+      }
     }
     if (!offsets.empty()) {
-      m.indices = IndexList::from(std::move(offsets));
+      m.indices = IndexList::from(std::move(offsets), min_run);
       m.count += m.indices.count;
     }
     merged.push_back(std::move(m));
@@ -246,7 +250,8 @@ std::string BlockMessagePlan::index_error(int peer, const std::vector<std::int64
   return {};
 }
 
-void BlockMessagePlan::send_indices(int peer, std::vector<std::int64_t> offsets) {
+void BlockMessagePlan::send_indices(int peer, std::vector<std::int64_t> offsets,
+                                    std::int64_t min_run) {
   if (built_) throw Error("send_indices() after build()", world_rank_or_unknown(), kOperation);
   if (!error_.empty()) return;
   error_ = index_error(peer, offsets, process_count_);
@@ -254,14 +259,15 @@ void BlockMessagePlan::send_indices(int peer, std::vector<std::int64_t> offsets)
   has_indices_ = true;
   send_required_ = std::max(send_required_, *std::max_element(offsets.begin(), offsets.end()) + 1);
   if (peer != my_rank_)
-    send_index_requests_.push_back({peer, std::move(offsets)});
+    send_index_requests_.push_back({peer, std::move(offsets), min_run});
   else if (self_send_offsets_.empty())
     self_send_offsets_ = std::move(offsets);
   else
     self_send_offsets_.insert(self_send_offsets_.end(), offsets.begin(), offsets.end());
 }
 
-void BlockMessagePlan::recv_indices(int peer, std::vector<std::int64_t> offsets) {
+void BlockMessagePlan::recv_indices(int peer, std::vector<std::int64_t> offsets,
+                                    std::int64_t min_run) {
   if (built_) throw Error("recv_indices() after build()", world_rank_or_unknown(), kOperation);
   if (!error_.empty()) return;
   error_ = index_error(peer, offsets, process_count_);
@@ -269,7 +275,7 @@ void BlockMessagePlan::recv_indices(int peer, std::vector<std::int64_t> offsets)
   has_indices_ = true;
   recv_required_ = std::max(recv_required_, *std::max_element(offsets.begin(), offsets.end()) + 1);
   if (peer != my_rank_)
-    recv_index_requests_.push_back({peer, std::move(offsets)});
+    recv_index_requests_.push_back({peer, std::move(offsets), min_run});
   else if (self_recv_offsets_.empty())
     self_recv_offsets_ = std::move(offsets);
   else

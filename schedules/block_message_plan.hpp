@@ -60,10 +60,12 @@ class BlockMessagePlan {
   void recv(int peer, const StridedBlock& block);
   /// The elements at `offsets` of the send memory, in that order, go to
   /// `peer`, after its blocks (an index-list message).
-  void send_indices(int peer, std::vector<std::int64_t> offsets);
+  void send_indices(int peer, std::vector<std::int64_t> offsets,
+                    std::int64_t min_run = kMinIndexRun);
   /// The elements at `offsets` of the receive memory, in that order, come
   /// from `peer`, after its blocks.
-  void recv_indices(int peer, std::vector<std::int64_t> offsets);
+  void recv_indices(int peer, std::vector<std::int64_t> offsets,
+                    std::int64_t min_run = kMinIndexRun);
 
   /// Sorts by peer (stable: the blocks of one peer keep their order), merges
   /// blocks per peer into one message, fuses runs of equally shaped blocks,
@@ -141,6 +143,7 @@ class BlockMessagePlan {
   struct IndexRequest {
     int peer;
     std::vector<std::int64_t> offsets;
+    std::int64_t min_run;
   };
   static std::string index_error(int peer, const std::vector<std::int64_t>& offsets,
                                  int process_count);

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <vector>
 
+#include <adlib/runtime/index_list.hpp>
 #include <adlib/runtime/strided_block.hpp>
 
 namespace adlib {
@@ -34,6 +35,10 @@ struct PeerBlock {
 struct PeerIndices {
   int peer = -1;                      ///< the receiver (in sends) or the sender (in recvs)
   std::vector<std::int64_t> offsets;  ///< element offsets in local memory, message order
+  /// Runs of at least this many consecutive offsets travel as rows
+  /// (IndexList::from): lower it for elements that come in short units,
+  /// such as columns of a few values, so each unit is one row.
+  std::int64_t min_run = kMinIndexRun;
 };
 
 /// One rank's part of a communication pattern: the blocks and index lists it

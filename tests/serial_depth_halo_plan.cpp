@@ -127,6 +127,15 @@ TEST(DepthHaloPlan, ColumnsExpandToValues) {
   ASSERT_EQ(plan.send_indices.size(), 1u);
   EXPECT_EQ(plan.send_indices[0].offsets,
             (std::vector<std::int64_t>{12, 13, 14, 0, 1, 2, 3, 4, 5}));
+  // Each column of 3 values travels as one row, not value by value.
+  EXPECT_EQ(plan.send_indices[0].min_run, 3);
+  const adlib::IndexList list =
+      adlib::IndexList::from(plan.send_indices[0].offsets, plan.send_indices[0].min_run);
+  ASSERT_EQ(list.segments.size(), 2u);  // 12..14, then 0..5 (two columns, one run)
+  EXPECT_TRUE(list.segments[0].run && list.segments[1].run);
+  EXPECT_TRUE(list.singles.empty());
+  // One value per entry: the default rule.
+  EXPECT_EQ(adlib::depth_range_plan(levels, 0, 2, 1).send_indices[0].min_run, adlib::kMinIndexRun);
   ASSERT_EQ(plan.sends.size(), 1u);  // entry 2: values 6, 7, 8
   EXPECT_EQ(offsets_of(plan.sends[0].block), (std::vector<std::int64_t>{6, 7, 8}));
   ASSERT_EQ(plan.recvs.size(), 1u);  // peer 2: entries 7, 8 -> values 21 .. 26

@@ -66,6 +66,28 @@ TEST(SerialIndexList, KeepsTheSequenceAndItsRepeats) {
   EXPECT_LE(IndexList::from(scattered).bytes(), 10000 * 8 + 64);
 }
 
+// A caller whose elements come in short units (a mesh's columns of a few
+// values) lowers the run length: each unit is one row, the sequence intact.
+TEST(SerialIndexList, ShorterRunsOnRequest) {
+  adlib_test::Rng rng(5);
+  for (int trial = 0; trial < 500; ++trial) {
+    const Offsets offsets = random_offsets(rng);
+    const std::int64_t min_run = rng.uniform(0, 9);
+    const IndexList list = IndexList::from(offsets, min_run);
+    ASSERT_EQ(list.offsets(), offsets);
+    for (const auto& segment : list.segments) {
+      if (segment.run) {
+        ASSERT_GE(segment.count, std::max<std::int64_t>(min_run, 2));
+      }
+    }
+  }
+  const IndexList columns = IndexList::from({30, 31, 32, 3, 4, 5, 17}, 3);
+  ASSERT_EQ(columns.segments.size(), 3u);
+  EXPECT_TRUE(columns.segments[0].run && columns.segments[1].run && !columns.segments[2].run);
+  EXPECT_EQ(columns.singles, (Offsets{17}));
+  EXPECT_EQ(IndexList::from({30, 31, 32, 3, 4, 5, 17}).segments.size(), 1u);  // all singles
+}
+
 TEST(SerialIndexList, PackUnpackAndLocalCopyFollowTheList) {
   adlib_test::Rng rng(5);
   const Kokkos::DefaultHostExecutionSpace space;
