@@ -124,8 +124,13 @@ ResolvedSubscripts resolve_array_form(
   out.error = caller_error.empty() ? check_array_arguments(indexed, aligned, copies.layouts(),
                                                            copies.mask_layout(), me, what)
                                    : caller_error;
+  // An unstructured indexed dimension: its owners are located first, every
+  // rank taking part (collective), whatever its own verdict.
+  std::vector<std::unordered_map<Index, Owner>> located;
+  if (!indexed.plannable_locally())
+    located = locate_subscript_owners(indexed, aligned, copies.held(), me, out.error.empty());
   if (out.error.empty())
-    out = resolve_array_subscripts(indexed, aligned, copies.held(), me, access);
+    out = resolve_array_subscripts(indexed, aligned, copies.held(), me, access, located);
   return out;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <adlib/collectives/array_subscripts.hpp>
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -59,10 +60,6 @@ std::string position_text(const std::vector<Index>& position) {
 std::string check_array_arguments(const ArrayLayout& indexed, const ArrayLayout& aligned,
                                   const std::vector<ArrayLayout>& subscripts,
                                   const ArrayLayout* mask, int me, const char* what) {
-  if (!indexed.plannable_locally())
-    return "the indexed array has a dimension whose owners only the collective Range::locate() "
-           "finds (an unstructured range): the array forms of Gather and Scatter do not take one "
-           "yet (the vector forms do)";
   if (static_cast<int>(subscripts.size()) != indexed.rank())
     return std::to_string(subscripts.size()) + " subscript arrays for an indexed array of rank " +
            std::to_string(indexed.rank());
@@ -82,9 +79,55 @@ std::string check_array_arguments(const ArrayLayout& indexed, const ArrayLayout&
   return {};
 }
 
-ResolvedSubscripts resolve_array_subscripts(const ArrayLayout& indexed, const ArrayLayout& aligned,
-                                            const HostSubscripts& held, int me,
-                                            RemoteAccess access) {
+std::vector<std::unordered_map<Index, Owner>> locate_subscript_owners(const ArrayLayout& indexed,
+                                                                      const ArrayLayout& aligned,
+                                                                      const HostSubscripts& held,
+                                                                      int me, bool take_part) {
+  const int rank = indexed.rank(), aligned_rank = aligned.rank();
+  std::vector<std::vector<Index>> globals(static_cast<std::size_t>(rank));
+  std::vector<std::vector<std::pair<Index, Index>>> axes;
+  bool any = take_part && aligned.holds_data(me);
+  for (int d = 0; d < aligned_rank && any; ++d) {
+    axes.push_back(aligned.held_along(me, d));
+    any = !axes.back().empty();
+  }
+  // Every held element, C order, as resolve_array_subscripts walks them.
+  std::vector<std::size_t> at(static_cast<std::size_t>(aligned_rank), 0);
+  while (any) {
+    Index mask_offset = 0;
+    for (int a = 0; a < aligned_rank && held.mask; ++a)
+      mask_offset += axes[a][at[a]].second * held.mask_strides[a];
+    if (!held.mask || held.mask[mask_offset])
+      for (int d = 0; d < rank; ++d) {
+        Index offset = 0;
+        for (int a = 0; a < aligned_rank; ++a) offset += axes[a][at[a]].second * held.strides[d][a];
+        const Index s = held.data[d][offset];
+        if (s >= 0 && s < indexed.extent(d))
+          globals[static_cast<std::size_t>(d)].push_back(indexed.section_triplet(d).at(s));
+      }
+    int a = aligned_rank - 1;
+    for (; a >= 0; --a) {
+      if (++at[a] < axes[a].size()) break;
+      at[a] = 0;
+    }
+    if (a < 0) break;
+  }
+  std::vector<std::unordered_map<Index, Owner>> located(static_cast<std::size_t>(rank));
+  for (int d = 0; d < rank; ++d) {
+    auto& wanted = globals[static_cast<std::size_t>(d)];
+    std::sort(wanted.begin(), wanted.end());
+    wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+    const std::vector<Owner> owners = indexed.range(d).locate(wanted);  // every rank calls
+    auto& map = located[static_cast<std::size_t>(d)];
+    map.reserve(wanted.size());
+    for (std::size_t k = 0; k < wanted.size(); ++k) map.emplace(wanted[k], owners[k]);
+  }
+  return located;
+}
+
+ResolvedSubscripts resolve_array_subscripts(
+    const ArrayLayout& indexed, const ArrayLayout& aligned, const HostSubscripts& held, int me,
+    RemoteAccess access, const std::vector<std::unordered_map<Index, Owner>>& located) {
   ResolvedSubscripts out;
   const int rank = indexed.rank(), aligned_rank = aligned.rank();
   if (!aligned.holds_data(me)) return out;
@@ -142,7 +185,9 @@ ResolvedSubscripts resolve_array_subscripts(const ArrayLayout& indexed, const Ar
           return out;
         }
         const Range& range = indexed.range(d);
-        const Owner o = range.owner(indexed.section_triplet(d).at(s));
+        const Index global = indexed.section_triplet(d).at(s);
+        const Owner o =
+            located.empty() ? range.owner(global) : located[static_cast<std::size_t>(d)].at(global);
         coords[static_cast<std::size_t>(d)] = o.coord;
         owner_offset += o.local * scale;
         scale *= range.local_allocation(o.coord);

@@ -35,6 +35,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <adlib/collectives/index_exchange_plan.hpp>
@@ -76,8 +77,24 @@ struct ResolvedSubscripts {
 /// element's position.  `held.data` has one block per dimension of
 /// `indexed`.  O(elements held) time and memory: nothing depends on the
 /// number of ranks.
-ResolvedSubscripts resolve_array_subscripts(const ArrayLayout& indexed, const ArrayLayout& aligned,
-                                            const HostSubscripts& held, int me,
-                                            RemoteAccess access);
+///
+/// `located`, for an indexed layout that is not plannable locally (an
+/// unstructured dimension), holds per dimension the owners of the
+/// subscripts' global indices (locate_subscript_owners); it is not used
+/// otherwise.
+ResolvedSubscripts resolve_array_subscripts(
+    const ArrayLayout& indexed, const ArrayLayout& aligned, const HostSubscripts& held, int me,
+    RemoteAccess access, const std::vector<std::unordered_map<Index, Owner>>& located = {});
+
+/// Collective over the indexed layout's communicator: per dimension of
+/// `indexed`, the owners of the global indices that the valid subscripts
+/// `me` holds name (masked elements and subscripts outside the extent
+/// skipped), found with Range::locate, one call per dimension on every rank.
+/// A rank whose arguments are wrong passes `take_part` false: it locates
+/// nothing but still takes part.
+std::vector<std::unordered_map<Index, Owner>> locate_subscript_owners(const ArrayLayout& indexed,
+                                                                      const ArrayLayout& aligned,
+                                                                      const HostSubscripts& held,
+                                                                      int me, bool take_part);
 
 }  // namespace adlib

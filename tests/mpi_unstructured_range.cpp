@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <adlib/collectives/array_gather.hpp>
+#include <adlib/collectives/array_scatter.hpp>
 #include <adlib/collectives/gather.hpp>
 #include <adlib/collectives/gather_all.hpp>
 #include <adlib/collectives/remap.hpp>
@@ -255,6 +256,37 @@ TEST(UnstructuredRange, GatherAndScatterByGlobalIndex) {
   });
 }
 
+// The array forms: subscripts distributed like a block array name elements
+// of an unstructured one (owners located through its directory).
+TEST(UnstructuredRange, ArrayGatherAndScatterIntoAnUnstructuredArray) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  adlib::ProcessGrid grid(comm, {comm.size()});
+  Rng rng(23);
+  const Index n = 50, m = 37;
+  const Lists lists = deal(rng, n, comm.size(), false);
+  auto cells = std::make_shared<UnstructuredRange>(n, grid.dim(0),
+                                                   lists[static_cast<std::size_t>(comm.rank())]);
+  adlib::DistArray<double, 1> u(grid, {cells});
+  adlib::DistArray<double, 1> out(grid, {adlib::block(m)}), ones(grid, {adlib::block(m)});
+  adlib::DistArray<Index, 1> subscripts(grid, {adlib::block(m)});
+  auto subscript = [&](Index i) { return (7 * i + 3) % n; };
+  subscripts.fill([&](auto p) { return subscript(p[0]); });
+  u.fill([](auto g) { return double(10 * g[0]); });
+  ones.fill([](auto) { return 1.0; });
+
+  adlib::ArrayGather<double, 1, 1> fetch(out, u, {subscripts});
+  fetch.execute(out, u);
+  out.for_each_local([&](auto p, double v) { ASSERT_EQ(v, double(10 * subscript(p[0]))); });
+
+  adlib::ArrayScatter<double, 1, 1> add(u, ones, {subscripts});
+  add.execute(u, ones);
+  std::vector<double> named(static_cast<std::size_t>(n), 0.0);
+  for (Index i = 0; i < m; ++i) named[static_cast<std::size_t>(subscript(i))] += 1;
+  u.for_each_local([&](auto g, double v) {
+    ASSERT_EQ(v, double(10 * g[0]) + named[static_cast<std::size_t>(g[0])]);
+  });
+}
+
 // ---- misuse: the same adlib::Error on every rank ----
 
 TEST(UnstructuredRangeMisuse, BadListsOnOneRank) {
@@ -310,7 +342,7 @@ TEST(UnstructuredRangeMisuse, ReplicasWithDifferentLists) {
                                       "pass different index lists");
 }
 
-TEST(UnstructuredRangeMisuse, CollectivesThatEnumerateOtherProcesses) {
+TEST(UnstructuredRangeMisuse, CollectivesThatEnumerateOtherProcessesRefuse) {
   adlib::Comm comm(MPI_COMM_WORLD);
   adlib::ProcessGrid grid(comm, {comm.size()});
   const int me = comm.rank();
@@ -320,10 +352,6 @@ TEST(UnstructuredRangeMisuse, CollectivesThatEnumerateOtherProcesses) {
   adlib_test::expect_error_everywhere([&] { adlib::WriteHalo<double, 1> h(u); }, "unstructured");
   adlib_test::expect_error_everywhere([&] { adlib::CShift<double, 1> s(v, u, 1, 0); },
                                       "unstructured");
-  adlib::DistArray<Index, 1> subscripts(grid, {adlib::block(4)});
-  adlib::DistArray<double, 1> out(grid, {adlib::block(4)});
-  adlib_test::expect_error_everywhere(
-      [&] { adlib::ArrayGather<double, 1, 1> g(out, u, {subscripts}); }, "unstructured range");
 }
 
 }  // namespace
