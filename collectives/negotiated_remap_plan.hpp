@@ -39,14 +39,16 @@
 
 namespace adlib {
 
-/// Collective over `comm`: the element requests of this rank for dst <- src
-/// (steps 1 and 2 of the file overview), or, with none, the reason they
-/// cannot be made (a padded source).  Every rank calls it, each dimension's
-/// locate() in turn, even a rank that holds nothing of dst.
+/// One rank's element requests of a negotiated Remap, or the reason it
+/// cannot make them.
 struct RemapRequests {
   std::vector<ElementRequest> requests;  ///< empty when error is set
-  std::string error;                     ///< this rank's verdict
+  std::string error;                     ///< this rank's verdict (a padded source)
 };
+/// Collective over `comm`: the element requests of this rank for dst <- src
+/// (steps 1 and 2 of the file overview), or, with none, the reason they
+/// cannot be made.  Every rank calls it, each dimension's locate() in turn,
+/// even a rank that holds nothing of dst.
 RemapRequests negotiated_remap_requests(const ArrayLayout& dst, const ArrayLayout& src,
                                         const Comm& comm);
 
