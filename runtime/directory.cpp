@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <unordered_map>
 
 #include <adlib/runtime/error.hpp>
 #include <adlib/runtime/sparse_exchange.hpp>
@@ -20,8 +21,8 @@ std::int64_t interval_length(std::int64_t bound, int ranks) {
 
 // The positions of `ids` grouped by destination rank (stable within a rank),
 // as one message skeleton per destination: the ranks in ascending order and,
-// for each, the positions of the ids that go there.  Sorting costs O(n log n)
-// and nothing of size P.
+// for each, the positions of the ids that go there.  A counting sort over
+// the ranks named (a hash map of them: nothing of size P), O(n).
 struct Grouped {
   std::vector<int> ranks;          ///< ascending
   std::vector<std::size_t> begin;  ///< first slot of ranks[k] in `order`, plus an end
@@ -30,46 +31,56 @@ struct Grouped {
 
 template <class RankOf>
 Grouped group_by_rank(std::size_t count, RankOf rank_of) {
-  Grouped g;
-  // Ids listed in increasing order (LFRic's sorted lists, a mesh numbered
-  // by partition) have ascending ranks: one linear pass groups them.
-  bool ascending = true;
-  int previous = -1;
-  for (std::size_t i = 0; i < count && ascending; ++i) {
-    const int r = rank_of(i);
-    ascending = r >= previous;
-    previous = std::max(previous, r);
-  }
-  if (ascending) {
-    for (std::size_t i = 0; i < count; ++i) {
-      const int r = rank_of(i);
-      if (r < 0) continue;
-      if (g.ranks.empty() || g.ranks.back() != r) {
-        g.ranks.push_back(r);
-        g.begin.push_back(g.order.size());
+  std::unordered_map<int, std::size_t> group_of;
+  std::vector<int> ranks;
+  std::vector<std::size_t> counts;
+  int last = -1;
+  std::size_t last_group = 0;
+  // Runs of one rank (sorted lists, a rank's interval) skip the lookup.
+  const auto group = [&](int r) {
+    if (r != last) {
+      const auto [it, fresh] = group_of.emplace(r, ranks.size());
+      if (fresh) {
+        ranks.push_back(r);
+        counts.push_back(0);
       }
-      g.order.push_back(i);
+      last = r;
+      last_group = it->second;
     }
-    g.begin.push_back(g.order.size());
-    return g;
-  }
-  std::vector<std::pair<int, std::size_t>> keyed;
-  keyed.reserve(count);
+    return last_group;
+  };
   for (std::size_t i = 0; i < count; ++i) {
     const int r = rank_of(i);
-    if (r >= 0) keyed.emplace_back(r, i);
+    if (r >= 0) ++counts[group(r)];
   }
-  std::sort(keyed.begin(), keyed.end());
-  g.order.reserve(keyed.size());
-  for (std::size_t k = 0; k < keyed.size(); ++k) {
-    if (k == 0 || keyed[k].first != keyed[k - 1].first) {
-      g.ranks.push_back(keyed[k].first);
-      g.begin.push_back(k);
-    }
-    g.order.push_back(keyed[k].second);
+  std::vector<std::size_t> ascending(ranks.size());
+  std::iota(ascending.begin(), ascending.end(), std::size_t(0));
+  std::sort(ascending.begin(), ascending.end(),
+            [&](std::size_t a, std::size_t b) { return ranks[a] < ranks[b]; });
+  Grouped g;
+  std::vector<std::size_t> next(ranks.size());
+  std::size_t total = 0;
+  for (const std::size_t k : ascending) {
+    g.ranks.push_back(ranks[k]);
+    g.begin.push_back(total);
+    next[k] = total;
+    total += counts[k];
   }
-  g.begin.push_back(keyed.size());
+  g.begin.push_back(total);
+  g.order.resize(total);
+  last = -1;
+  for (std::size_t i = 0; i < count; ++i) {
+    const int r = rank_of(i);
+    if (r >= 0) g.order[next[group(r)]++] = i;
+  }
   return g;
+}
+
+// `count` ids spread over a range of `range` values, about as many values as
+// ids: a bitmap of the range, or a counting sort over it, costs O(count)
+// where sorting costs O(count log count).
+bool dense(std::int64_t range, std::size_t count) {
+  return range <= 4 * static_cast<std::int64_t>(count) + 64;
 }
 
 }  // namespace
@@ -79,6 +90,19 @@ std::string distinct_ids_error(const std::vector<std::int64_t>& ids, const char*
     if (ids[i] < 0)
       return std::string(what) + " holds the negative id " + std::to_string(ids[i]) +
              " at position " + std::to_string(i);
+  if (ids.empty()) return {};
+  const auto [low, high] = std::minmax_element(ids.begin(), ids.end());
+  if (dense(*high - *low + 1, ids.size())) {
+    std::vector<bool> seen(static_cast<std::size_t>(*high - *low + 1), false);
+    for (const std::int64_t id : ids) {
+      auto bit = seen[static_cast<std::size_t>(id - *low)];
+      if (bit)
+        return std::string(what) + " lists the id " + std::to_string(id) +
+               " twice (ids must be distinct on each rank)";
+      bit = true;
+    }
+    return {};
+  }
   std::vector<std::int64_t> sorted(ids);
   std::sort(sorted.begin(), sorted.end());
   const auto twice = std::adjacent_find(sorted.begin(), sorted.end());
@@ -124,32 +148,50 @@ Directory::Directory(const Comm& comm, const std::vector<std::int64_t>& ids, Hol
   }
   const auto received = exchange_sparse(comm, outgoing, operation, nullptr, std::string(),
                                         static_cast<std::uint64_t>(holding) + 1);
-  // Sorted by (id, rank): each sender's message sorted on its own (often it
-  // already is), then the senders' runs merged, O(n log senders).
+  // Sorted by (id, rank).  Dense ids (the common case: a mesh numbered
+  // 0 .. N-1): a counting sort over this rank's interval, stable, senders in
+  // ascending rank.  Otherwise each sender's message is sorted on its own
+  // (often it already is) and the senders' runs merged, O(n log senders).
   const auto by_id_then_rank = [](const Entry& a, const Entry& b) {
     return a.id != b.id ? a.id < b.id : a.rank < b.rank;
   };
   std::size_t count = 0;
   for (const auto& m : received) count += m.values.size() / 2;
-  entries_.reserve(count);
-  std::vector<std::size_t> run_begin;
-  for (const auto& m : received) {
-    run_begin.push_back(entries_.size());
-    for (std::size_t k = 0; k + 1 < m.values.size(); k += 2)
-      entries_.push_back({m.values[k], m.values[k + 1], m.peer});
-    const auto first = entries_.begin() + static_cast<std::ptrdiff_t>(run_begin.back());
-    if (!std::is_sorted(first, entries_.end(), by_id_then_rank))
-      std::sort(first, entries_.end(), by_id_then_rank);
-  }
-  run_begin.push_back(entries_.size());
-  for (std::size_t width = 1; width + 1 < run_begin.size(); width *= 2)
-    for (std::size_t r = 0; r + width + 1 < run_begin.size(); r += 2 * width) {
-      const std::size_t last = std::min(r + 2 * width, run_begin.size() - 1);
-      std::inplace_merge(entries_.begin() + static_cast<std::ptrdiff_t>(run_begin[r]),
-                         entries_.begin() + static_cast<std::ptrdiff_t>(run_begin[r + width]),
-                         entries_.begin() + static_cast<std::ptrdiff_t>(run_begin[last]),
-                         by_id_then_rank);
+  const std::int64_t length = interval_length(id_bound_, comm.size());
+  const std::int64_t first = static_cast<std::int64_t>(comm.rank()) * length;
+  const bool counting = count > 0 && count < (std::size_t(1) << 32) && dense(length, count);
+  if (counting) {
+    std::vector<std::uint32_t> start(static_cast<std::size_t>(length) + 1, 0);
+    for (const auto& m : received)
+      for (std::size_t k = 0; k < m.values.size(); k += 2)
+        ++start[static_cast<std::size_t>(m.values[k] - first) + 1];
+    for (std::size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
+    entries_.resize(count);
+    for (const auto& m : received)
+      for (std::size_t k = 0; k + 1 < m.values.size(); k += 2)
+        entries_[start[static_cast<std::size_t>(m.values[k] - first)]++] = {
+            m.values[k], m.values[k + 1], m.peer};
+  } else {
+    entries_.reserve(count);
+    std::vector<std::size_t> run_begin;
+    for (const auto& m : received) {
+      run_begin.push_back(entries_.size());
+      for (std::size_t k = 0; k + 1 < m.values.size(); k += 2)
+        entries_.push_back({m.values[k], m.values[k + 1], m.peer});
+      const auto run = entries_.begin() + static_cast<std::ptrdiff_t>(run_begin.back());
+      if (!std::is_sorted(run, entries_.end(), by_id_then_rank))
+        std::sort(run, entries_.end(), by_id_then_rank);
     }
+    run_begin.push_back(entries_.size());
+    for (std::size_t width = 1; width + 1 < run_begin.size(); width *= 2)
+      for (std::size_t r = 0; r + width + 1 < run_begin.size(); r += 2 * width) {
+        const std::size_t last = std::min(r + 2 * width, run_begin.size() - 1);
+        std::inplace_merge(entries_.begin() + static_cast<std::ptrdiff_t>(run_begin[r]),
+                           entries_.begin() + static_cast<std::ptrdiff_t>(run_begin[r + width]),
+                           entries_.begin() + static_cast<std::ptrdiff_t>(run_begin[last]),
+                           by_id_then_rank);
+      }
+  }
 
   // An id twice from one rank, or (one-to-one) from two ranks.
   std::string twice;
