@@ -197,16 +197,11 @@ class DistArray {
   template <class F>
   void for_each_local(F&& f) const {
     if (!holds_data()) return;
-    std::array<std::vector<std::pair<Index, Index>>, Rank> axes;  // (position, local offset)
-    std::vector<Block> blocks;
+    // (position, memory offset) of each held index, per dimension.
+    std::array<std::vector<std::pair<Index, Index>>, Rank> axes;
     for (int d = 0; d < Rank; ++d) {
-      const Triplet& t = layout_.section_triplet(d);
-      blocks.clear();
-      layout_.range(d).owned_blocks(layout_.coordinate(rank_, d), t, blocks);
-      for (const Block& b : blocks)
-        for (Index i = 0; i < b.count; ++i)
-          axes[d].emplace_back((b.global_base + i * b.global_step - t.lo) / t.stride,
-                               (b.local_base + i * b.local_step) * Index(view_.stride(d)));
+      axes[d] = layout_.held_along(rank_, d);
+      for (auto& held : axes[d]) held.second *= Index(view_.stride(d));
       if (axes[d].empty()) return;
     }
     std::array<size_t, Rank> at{};

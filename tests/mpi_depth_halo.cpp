@@ -26,6 +26,7 @@
 #include <adlib/runtime/configuration.hpp>
 #include "expect_error_everywhere.hpp"
 #include "unstructured_mesh.hpp"
+#include "world.hpp"
 
 namespace {
 
@@ -41,16 +42,8 @@ double value_of(std::int64_t id, adlib::Index level) {
   return static_cast<double>(id * 64 + level + 1);
 }
 
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int world_size() {
-  int p = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &p);
-  return p;
-}
+using adlib_test::world_rank;
+using adlib_test::world_size;
 
 // One drawn case: the mesh, every rank's cells, and this rank's layout.
 struct Case {

@@ -16,6 +16,7 @@
 #include <adlib/runtime/directory.hpp>
 #include "expect_error_everywhere.hpp"
 #include "test_layouts.hpp"
+#include "world.hpp"
 
 namespace {
 
@@ -24,16 +25,8 @@ using adlib::Holding;
 using adlib::IdLocation;
 using adlib_test::Rng;
 
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int world_size() {
-  int p = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &p);
-  return p;
-}
+using adlib_test::world_rank;
+using adlib_test::world_size;
 
 // Every rank's ids: a shuffled pool of `pool` ids spaced by `gap`, dealt
 // unevenly; with `shared`, some ids go to a second rank as well.
