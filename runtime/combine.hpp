@@ -34,7 +34,18 @@ namespace adlib {
 namespace op {
 
 /// The identities of the built-in operations (part of what ranks agree on).
-enum class Kind : std::uint64_t { replace = 1, add, min, max, product, user };
+enum class Kind : std::uint64_t {
+  replace = 1,
+  add,
+  min,
+  max,
+  product,
+  user,
+  max_location,
+  min_location,
+  logical_and,
+  logical_or
+};
 
 /// target = value (the default).
 struct Replace {
@@ -82,6 +93,25 @@ struct Product {
   }
 };
 
+/// target = target && value (for Any / All reductions).
+struct LogicalAnd {
+  static constexpr Kind kind = Kind::logical_and;  ///< which operation
+  /// Applies the operation.
+  template <class T>
+  KOKKOS_INLINE_FUNCTION void operator()(T& target, const T& value) const {
+    target = target && value;
+  }
+};
+/// target = target || value (for Any / All reductions).
+struct LogicalOr {
+  static constexpr Kind kind = Kind::logical_or;  ///< which operation
+  /// Applies the operation.
+  template <class T>
+  KOKKOS_INLINE_FUNCTION void operator()(T& target, const T& value) const {
+    target = target || value;
+  }
+};
+
 /// A user's operation: `function(target, value)` updates target.
 template <class Function>
 struct Combine {
@@ -100,11 +130,13 @@ Combine<Function> combine(Function function) {
   return Combine<Function>{function};
 }
 
-inline constexpr Replace replace{};  ///< target = value
-inline constexpr Add add{};          ///< target += value
-inline constexpr Min min{};          ///< target = min(target, value)
-inline constexpr Max max{};          ///< target = max(target, value)
-inline constexpr Product product{};  ///< target *= value
+inline constexpr Replace replace{};         ///< target = value
+inline constexpr Add add{};                 ///< target += value
+inline constexpr Min min{};                 ///< target = min(target, value)
+inline constexpr Max max{};                 ///< target = max(target, value)
+inline constexpr Product product{};         ///< target *= value
+inline constexpr LogicalAnd logical_and{};  ///< target = target && value
+inline constexpr LogicalOr logical_or{};    ///< target = target || value
 
 /// Is `Op` the plain overwrite (copies may then use memcpy)?
 template <class Op>

@@ -2,6 +2,7 @@
 #include <adlib/runtime/comm.hpp>
 
 #include <algorithm>
+#include <map>
 #include <mutex>
 #include <vector>
 
@@ -23,6 +24,11 @@ struct Comm::State {
   int rank = 0;
   int size = 1;
   std::shared_ptr<TagLease::State> tags;
+  // Derived objects, built once: sub-communicators by rank list, and the
+  // attachments of attach() by key.
+  std::mutex derived_mutex;
+  std::map<std::vector<int>, Comm> subsets;
+  std::map<std::string, std::shared_ptr<const void>> attachments;
 
   ~State() {
     int finalized = 0;
@@ -87,6 +93,45 @@ int Comm::size() const {
 TagLease Comm::lease_tag() const {
   std::lock_guard<std::mutex> lock(state_->tags->mutex);
   return TagLease(state_->tags, state_->tags->tags.acquire());
+}
+
+Comm Comm::subset(const std::vector<int>& ranks) const {
+  bool whole = static_cast<int>(ranks.size()) == size();
+  for (std::size_t i = 0; whole && i < ranks.size(); ++i) whole = ranks[i] == static_cast<int>(i);
+  if (whole) return *this;
+  {
+    std::lock_guard<std::mutex> lock(state_->derived_mutex);
+    auto found = state_->subsets.find(ranks);
+    if (found != state_->subsets.end()) return found->second;
+  }
+  MPI_Group all = MPI_GROUP_NULL, members = MPI_GROUP_NULL;
+  ADLIB_MPI(MPI_Comm_group(state_->dup, &all), "Comm::subset");
+  ADLIB_MPI(MPI_Group_incl(all, static_cast<int>(ranks.size()), ranks.data(), &members),
+            "Comm::subset");
+  MPI_Comm created = MPI_COMM_NULL;
+  // Collective over the members only, so ranks outside a sub-grid take no
+  // part (MPI_Comm_split would need every rank of the communicator).
+  ADLIB_MPI(MPI_Comm_create_group(state_->dup, members, 0, &created), "Comm::subset");
+  ADLIB_MPI(MPI_Group_free(&members), "Comm::subset");
+  ADLIB_MPI(MPI_Group_free(&all), "Comm::subset");
+  // The library Comm of `created` is its own duplicate; `created` itself is
+  // needed no longer.
+  Comm result(created);
+  ADLIB_MPI(MPI_Comm_free(&created), "Comm::subset");
+  std::lock_guard<std::mutex> lock(state_->derived_mutex);
+  state_->subsets.emplace(ranks, result);
+  return result;
+}
+
+std::shared_ptr<const void> Comm::attachment(const std::string& key) const {
+  std::lock_guard<std::mutex> lock(state_->derived_mutex);
+  auto found = state_->attachments.find(key);
+  return found == state_->attachments.end() ? nullptr : found->second;
+}
+
+void Comm::attach(const std::string& key, std::shared_ptr<const void> value) const {
+  std::lock_guard<std::mutex> lock(state_->derived_mutex);
+  state_->attachments[key] = std::move(value);
 }
 
 int Comm::live_tags() const {

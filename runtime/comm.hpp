@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <adlib/runtime/tag_allocator.hpp>
 
@@ -77,6 +78,20 @@ class Comm {
                             const char* operation) const;
   /// How many tags of this rank's pool are leased now (tests check for leaks).
   int live_tags() const;
+
+  /// Collective over the listed ranks of this communicator, and only them
+  /// (every one passes the same list, which holds the caller): the library
+  /// communicator of exactly those ranks, rank i of it being ranks[i] here.
+  /// Made once per list (MPI_Comm_create_group) and kept for as long as this
+  /// communicator lives, so a schedule over a sub-grid costs no
+  /// communicator creation after the first.  The whole communicator, in
+  /// order, is this Comm itself.
+  Comm subset(const std::vector<int>& ranks) const;
+  /// An object derived collectively from this communicator (a node
+  /// topology, say) and kept with it under `key`, or null when none is.
+  std::shared_ptr<const void> attachment(const std::string& key) const;
+  /// Keeps `value` with this communicator under `key` (replacing any).
+  void attach(const std::string& key, std::shared_ptr<const void> value) const;
 
   /// True when both wrap the same user communicator (hence the same duplicate).
   bool operator==(const Comm& other) const { return state_ == other.state_; }

@@ -41,16 +41,79 @@ TransferMethod parse_transfer_setting(const char* name, const std::string& value
   reject(name, value, "auto (or automatic), pack, datatype");
 }
 
-std::int64_t parse_bytes_setting(const char* name, const std::string& value) {
+namespace {
+std::int64_t parse_digits(const char* name, const std::string& value, const char* accepted) {
   char* end = nullptr;
   errno = 0;
   const long long bytes = std::strtoll(value.c_str(), &end, 10);
   // Digits only: no sign, no space, no suffix.
   const bool digits = !value.empty() && std::all_of(value.begin(), value.end(),
                                                     [](char c) { return c >= '0' && c <= '9'; });
-  if (!digits || end != value.c_str() + value.size() || errno != 0)
-    reject(name, value, "a non-negative number of bytes, in decimal digits");
+  if (!digits || end != value.c_str() + value.size() || errno != 0) reject(name, value, accepted);
   return bytes;
+}
+}  // namespace
+
+std::int64_t parse_bytes_setting(const char* name, const std::string& value) {
+  return parse_digits(name, value, "a non-negative number of bytes, in decimal digits");
+}
+
+std::int64_t parse_count_setting(const char* name, const std::string& value) {
+  return parse_digits(name, value, "a non-negative count, in decimal digits");
+}
+
+const char* algorithm_name(ReductionAlgorithm algorithm) {
+  switch (algorithm) {
+    case ReductionAlgorithm::automatic:
+      return "auto";
+    case ReductionAlgorithm::mpi:
+      return "mpi";
+    case ReductionAlgorithm::recursive_doubling:
+      return "recursive_doubling";
+    case ReductionAlgorithm::reduce_scatter_allgather:
+      return "reduce_scatter_allgather";
+    case ReductionAlgorithm::ring:
+      return "ring";
+    case ReductionAlgorithm::node_aware:
+      return "node_aware";
+  }
+  return "?";
+}
+
+const char* algorithm_name(BroadcastAlgorithm algorithm) {
+  switch (algorithm) {
+    case BroadcastAlgorithm::automatic:
+      return "auto";
+    case BroadcastAlgorithm::mpi:
+      return "mpi";
+    case BroadcastAlgorithm::binomial_tree:
+      return "binomial_tree";
+    case BroadcastAlgorithm::node_aware:
+      return "node_aware";
+  }
+  return "?";
+}
+
+ReductionAlgorithm parse_reduction_setting(const char* name, const std::string& value) {
+  const std::string v = lower(value);
+  if (v == "automatic") return ReductionAlgorithm::automatic;
+  for (auto a :
+       {ReductionAlgorithm::automatic, ReductionAlgorithm::mpi,
+        ReductionAlgorithm::recursive_doubling, ReductionAlgorithm::reduce_scatter_allgather,
+        ReductionAlgorithm::ring, ReductionAlgorithm::node_aware})
+    if (v == algorithm_name(a)) return a;
+  reject(name, value,
+         "auto (or automatic), mpi, recursive_doubling, reduce_scatter_allgather, ring, "
+         "node_aware");
+}
+
+BroadcastAlgorithm parse_broadcast_setting(const char* name, const std::string& value) {
+  const std::string v = lower(value);
+  if (v == "automatic") return BroadcastAlgorithm::automatic;
+  for (auto a : {BroadcastAlgorithm::automatic, BroadcastAlgorithm::mpi,
+                 BroadcastAlgorithm::binomial_tree, BroadcastAlgorithm::node_aware})
+    if (v == algorithm_name(a)) return a;
+  reject(name, value, "auto (or automatic), mpi, binomial_tree, node_aware");
 }
 
 const char* transfer_method_name(TransferMethod method) {
@@ -83,6 +146,12 @@ Configuration Configuration::parse(const std::function<const char*(const char*)>
   if (value("ADLIB_CHECKED", v)) c.checked = parse_bool_setting("ADLIB_CHECKED", v);
   if (value("ADLIB_FORCE_STAGING", v))
     c.force_staging = parse_bool_setting("ADLIB_FORCE_STAGING", v);
+  if (value("ADLIB_REDUCTION", v)) c.reduction = parse_reduction_setting("ADLIB_REDUCTION", v);
+  if (value("ADLIB_BROADCAST", v)) c.broadcast = parse_broadcast_setting("ADLIB_BROADCAST", v);
+  if (value("ADLIB_REDUCTION_LONG_BYTES", v))
+    c.reduction_long_bytes = parse_bytes_setting("ADLIB_REDUCTION_LONG_BYTES", v);
+  if (value("ADLIB_RANKS_PER_NODE", v))
+    c.ranks_per_node = parse_count_setting("ADLIB_RANKS_PER_NODE", v);
   return c;
 }
 
@@ -122,6 +191,10 @@ std::uint64_t Configuration::fingerprint() const {
   h = detail::hash_mix(h, gpu_aware_mpi);
   h = detail::hash_mix(h, checked);
   h = detail::hash_mix(h, force_staging);
+  h = detail::hash_mix(h, static_cast<std::uint64_t>(reduction));
+  h = detail::hash_mix(h, static_cast<std::uint64_t>(broadcast));
+  h = detail::hash_mix(h, static_cast<std::uint64_t>(reduction_long_bytes));
+  h = detail::hash_mix(h, static_cast<std::uint64_t>(ranks_per_node));
   return h;
 }
 
@@ -130,13 +203,18 @@ std::string Configuration::describe() const {
          " datatype_min_bytes=" + std::to_string(datatype_min_bytes) +
          " check_peers=" + (check_peers ? "1" : "0") +
          " gpu_aware_mpi=" + (gpu_aware_mpi ? "1" : "0") + " checked=" + (checked ? "1" : "0") +
-         " force_staging=" + (force_staging ? "1" : "0");
+         " force_staging=" + (force_staging ? "1" : "0") +
+         " reduction=" + algorithm_name(reduction) + " broadcast=" + algorithm_name(broadcast) +
+         " reduction_long_bytes=" + std::to_string(reduction_long_bytes) +
+         " ranks_per_node=" + std::to_string(ranks_per_node);
 }
 
 bool Configuration::operator==(const Configuration& o) const {
   return transfer == o.transfer && datatype_min_bytes == o.datatype_min_bytes &&
          check_peers == o.check_peers && gpu_aware_mpi == o.gpu_aware_mpi && checked == o.checked &&
-         force_staging == o.force_staging && error == o.error;
+         force_staging == o.force_staging && reduction == o.reduction && broadcast == o.broadcast &&
+         reduction_long_bytes == o.reduction_long_bytes && ranks_per_node == o.ranks_per_node &&
+         error == o.error;
 }
 
 }  // namespace adlib

@@ -18,6 +18,10 @@
 ///   ADLIB_GPU_AWARE_MPI=<bool>          device buffers go to MPI directly
 ///   ADLIB_CHECKED=<bool>                execution agrees on the arrays across ranks
 ///   ADLIB_FORCE_STAGING=<bool>          stage host messages as device ones are
+///   ADLIB_REDUCTION=auto|mpi|recursive_doubling|reduce_scatter_allgather|ring|node_aware
+///   ADLIB_BROADCAST=auto|mpi|binomial_tree|node_aware
+///   ADLIB_REDUCTION_LONG_BYTES=<bytes>  the automatic reduction's long-vector threshold
+///   ADLIB_RANKS_PER_NODE=<count>        0: the machine's nodes; k: nodes of k ranks (simulated)
 /// @endverbatim
 /// A boolean is one of 1, 0, true, false, on, off, yes, no (any letter case);
 /// an empty value counts as unset.  Anything else is an adlib::Error that
@@ -32,6 +36,8 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+
+#include <adlib/runtime/collective_algorithm.hpp>
 
 namespace adlib {
 
@@ -52,6 +58,20 @@ struct Configuration {
   /// do, even when the arrays are host memory.  Slower; it exists so that
   /// machines without a GPU run (and test) the staging path.
   bool force_staging = false;
+  /// ADLIB_REDUCTION: the all-reduce algorithm of reduction schedules.
+  ReductionAlgorithm reduction = ReductionAlgorithm::automatic;
+  /// ADLIB_BROADCAST: the algorithm of broadcast schedules.
+  BroadcastAlgorithm broadcast = BroadcastAlgorithm::automatic;
+  /// ADLIB_REDUCTION_LONG_BYTES: from this many bytes the automatic choice
+  /// treats a reduction as a long vector (bandwidth-bound algorithms); below
+  /// it, as a short one (latency-bound).  Measured crossover on the reference
+  /// machines: see docs/algorithm_selection.md.
+  std::int64_t reduction_long_bytes = 4096;
+  /// ADLIB_RANKS_PER_NODE: 0 (the default) groups ranks into nodes as MPI
+  /// sees them (MPI_Comm_split_type with MPI_COMM_TYPE_SHARED); k > 0 makes
+  /// nodes of k consecutive ranks, so one machine can test node-aware
+  /// algorithms.
+  std::int64_t ranks_per_node = 0;
   /// Empty, unless the environment held a value that parsing rejected: then
   /// the adlib::Error message that names the variable, the value and the
   /// accepted values (the fields keep their defaults).  Every schedule
@@ -97,6 +117,8 @@ bool parse_bool_setting(const char* name, const std::string& value);
 TransferMethod parse_transfer_setting(const char* name, const std::string& value);
 /// A non-negative decimal number of bytes: digits only, no sign or suffix.
 std::int64_t parse_bytes_setting(const char* name, const std::string& value);
+/// A non-negative decimal count: digits only, no sign or suffix.
+std::int64_t parse_count_setting(const char* name, const std::string& value);
 
 /// "auto", "pack" or "datatype": the spelling ADLIB_TRANSFER accepts.
 const char* transfer_method_name(TransferMethod method);
