@@ -209,6 +209,25 @@ int Group::size() const {
   return n;
 }
 
+std::vector<int> Group::ranks() const {
+  // An odometer over the free axes, the fixed ones held at their coordinate.
+  const int axes = grid_.dimensions();
+  std::vector<int> at(static_cast<size_t>(axes)), members;
+  for (int a = 0; a < axes; ++a) at[a] = is_free(a) ? 0 : fixed_[a];
+  members.reserve(static_cast<size_t>(size()));
+  for (;;) {
+    members.push_back(grid_.rank_of(at));
+    int a = axes - 1;
+    for (; a >= 0; --a) {
+      if (!is_free(a)) continue;
+      if (++at[a] < grid_.extent(a)) break;
+      at[a] = 0;
+    }
+    if (a < 0) break;
+  }
+  return members;
+}
+
 std::string Group::describe() const {
   std::string s = grid_.describe();
   for (size_t a = 0; a < fixed_.size(); ++a)

@@ -168,6 +168,9 @@ class Group {
   /// Is `rank` (a rank of the grid's communicator) a member?
   bool contains(int rank) const;
   int size() const;  ///< processes in the group
+  /// The ranks of the members (of the grid's communicator), in C order of
+  /// their grid coordinates: member i of the group's communicator.
+  std::vector<int> ranks() const;
 
   /// Same grid, same restrictions.
   bool operator==(const Group& o) const { return grid_ == o.grid_ && fixed_ == o.fixed_; }
