@@ -11,6 +11,8 @@
 #include <adlib/runtime/directory.hpp>
 #include <adlib/runtime/environment.hpp>
 #include <adlib/runtime/error.hpp>
+#include <adlib/runtime/located.hpp>
+#include <adlib/runtime/node_topology.hpp>
 #include <adlib/runtime/pack.hpp>
 #include <adlib/runtime/sparse_exchange.hpp>
 #include <adlib/runtime/strided_block.hpp>
@@ -32,7 +34,10 @@
 
 #include <adlib/schedules/block_data_schedule.hpp>
 #include <adlib/schedules/block_mess_schedule.hpp>
+#include <adlib/schedules/block_redx_schedule.hpp>
 #include <adlib/schedules/data_schedule.hpp>
+#include <adlib/schedules/redx_schedule.hpp>
+#include <adlib/schedules/tree_schedule.hpp>
 
 #include <adlib/collectives/array_gather.hpp>
 #include <adlib/collectives/array_scatter.hpp>
@@ -43,6 +48,7 @@
 #include <adlib/collectives/field_reductions.hpp>
 #include <adlib/collectives/gather.hpp>
 #include <adlib/collectives/gather_all.hpp>
+#include <adlib/collectives/group_comm.hpp>
 #include <adlib/collectives/halo_plan.hpp>
 #include <adlib/collectives/index_exchange_plan.hpp>
 #include <adlib/collectives/negotiated_remap_plan.hpp>
