@@ -204,6 +204,7 @@ void register_halo_accumulate_cases();
 void register_unstructured_halo_cases();
 void register_shift_cases();
 void register_irregular_cases();
+void register_reduction_cases();
 void register_plan_cases();
 void register_transfer_cases();
 

@@ -83,6 +83,7 @@ int main(int argc, char** argv) {
       bench::register_unstructured_halo_cases();
       bench::register_shift_cases();
       bench::register_irregular_cases();
+      bench::register_reduction_cases();
       bench::register_plan_cases();
       bench::register_transfer_cases();
       if (!listing) {

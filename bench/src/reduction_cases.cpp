@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Reduction and broadcast cases (bench/README.md, RD-N, RDV-L and its sweep,
+// RDD-N, BC1-L).  Raw-MPI baselines:
+//
+//   RD-N    mpi            local sum (4 independent accumulators) + MPI_Allreduce
+//                          of one double
+//           floor          the local sum alone
+//   RDV-L   mpi-allreduce  MPI_Allreduce(x, y, L, MPI_DOUBLE, MPI_SUM)
+//           floor          one MPI_Sendrecv of L doubles with rank r^1
+//   RDD-N   mpi            local column sums (row-major loop) + MPI_Allreduce
+//                          of N doubles
+//   BC1-L   mpi-bcast      MPI_Bcast of the section [L, 2L) from the rank that
+//                          owns it (one MPI_Bcast per owner if it is split)
+//
+// The library lines come first in every case, where the comments "adlib
+// lines go here" stand: RD and RDD `adlib:setup` and `adlib`, RDV `adlib`
+// (automatic choice) and one `adlib-<algorithm>` per forced algorithm (mpi,
+// recursive_doubling, reduce_scatter_allgather, ring, node_aware), BC1
+// `adlib`.  Each case's data and serial reference (the *Case structs:
+// global_sum, reduced, column_sum, verify_out) do not depend on any
+// implementation, and RD's and RDV's run_sum_line / run_allreduce_line
+// poison, verify, time and report one line, so such a line is its setup
+// plus one call.
+#include <benchmark/benchmark.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+
+namespace bench {
+
+namespace {
+
+using Index = std::int64_t;
+
+constexpr int kReductionFloorTag = 7500;
+
+// Block distribution of an extent n over p ranks: rank q owns
+// [q*n/p, (q+1)*n/p).
+Index block_lo(Index n, int p, int q) {
+  return Index(q) * n / p;
+}
+// The rank whose block holds g: the largest q with block_lo(q) <= g.
+int block_owner(Index n, int p, Index g) {
+  return static_cast<int>(((g + 1) * p - 1) / n);
+}
+
+// Rank 0 says on stderr that a line was skipped, and why.
+void skipped(const std::string& case_name, const char* impl, const char* why) {
+  if (rank() == 0)
+    std::fprintf(stderr, "adlib_bench: %s %s needs %s, skipped\n", case_name.c_str(), impl, why);
+}
+
+// The local sum with 4 independent accumulators (the scenario's loop).  The
+// clobber after it keeps the compiler from reusing an earlier call's sum in
+// the timed loop: the operation reads its whole input every time.
+double local_sum4(const double* __restrict__ x, std::size_t count) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  std::size_t k = 0;
+  for (; k + 4 <= count; k += 4) {
+    s0 += x[k];
+    s1 += x[k + 1];
+    s2 += x[k + 2];
+    s3 += x[k + 3];
+  }
+  for (; k < count; ++k) s0 += x[k];
+  const double sum = (s0 + s1) + (s2 + s3);
+  benchmark::ClobberMemory();
+  return sum;
+}
+
+// ---- RD-N: global sum of a block-distributed array -------------------------------------------
+
+struct RdCase {
+  std::string name;
+  Index n = 0;
+  int p = 1, r = 0;
+  Index lo = 0;
+  std::vector<double> x;  // the block, x[l] = double(lo + l)
+
+  RdCase(const std::string& case_name, Index n_global)
+      : name(case_name), n(n_global), p(size()), r(rank()), lo(block_lo(n, p, r)) {
+    x.resize(static_cast<std::size_t>(block_lo(n, p, r + 1) - lo));
+    for (std::size_t l = 0; l < x.size(); ++l) x[l] = static_cast<double>(lo + Index(l));
+  }
+  // bytes = input read per rank.
+  double bytes() const { return static_cast<double>(x.size() * sizeof(double)); }
+  // sum_g g = N(N-1)/2, and the block's share of it: integers below 2^53,
+  // exact whatever the order of the additions.
+  double global_sum() const { return static_cast<double>(n * (n - 1) / 2); }
+  double block_sum() const {
+    const Index hi = lo + Index(x.size());
+    return static_cast<double>(hi * (hi - 1) / 2 - lo * (lo - 1) / 2);
+  }
+};
+
+// One verified and reported line: op() leaves its result in `result`, which
+// must then equal `expected` on every rank.
+template <class Op>
+void run_sum_line(const RdCase& c, const std::string& impl, double expected, double offrank,
+                  const std::string& note, Op&& op) {
+  double result = kPoison;
+  const Measurement m = verified_time_op([&] { result = kPoison; }, [&] { result = op(); },
+                                         [&](const char* phase) {
+                                           verify(c.name, impl, phase, &result, 1,
+                                                  [&](std::size_t) { return expected; });
+                                         });
+  report({c.name, impl, "op", m, c.bytes(), offrank, note});
+}
+
+void rd_case(Index n) {
+  const RdCase c("RD-" + std::to_string(n), n);
+
+  // adlib lines go here: `adlib:setup` (the reduction's construction) and
+  // `adlib` (the global sum of a block-distributed DistArray), each through
+  // run_sum_line with c.global_sum().
+
+  run_sum_line(c, "mpi", c.global_sum(), c.p > 1 ? sizeof(double) : 0.0,
+               "local sum (4 accumulators) + MPI_Allreduce of one double", [&] {
+                 const double local = local_sum4(c.x.data(), c.x.size());
+                 double global = 0;
+                 MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_SUM, comm());
+                 return global;
+               });
+  run_sum_line(c, "floor", c.block_sum(), 0.0,
+               "the local sum alone (4 accumulators), no communication; checked against the "
+               "block's sum",
+               [&] { return local_sum4(c.x.data(), c.x.size()); });
+}
+
+// ---- RDV-L: elementwise allreduce of a vector of L doubles ------------------------------------
+
+struct RdvCase {
+  std::string name;
+  Index l = 0;
+  int p = 1, r = 0;
+  std::vector<double> x, y;  // x_r[k] = r*L + k; y the separate result buffer
+
+  RdvCase(const std::string& case_name, Index length)
+      : name(case_name), l(length), p(size()), r(rank()) {
+    x.resize(static_cast<std::size_t>(l));
+    y.resize(x.size());
+    for (std::size_t k = 0; k < x.size(); ++k) x[k] = static_cast<double>(r * l + Index(k));
+  }
+  // bytes = L * 8; offrank: the vector crosses ranks when there are several.
+  double bytes() const { return static_cast<double>(x.size() * sizeof(double)); }
+  double offrank_bytes() const { return p > 1 ? bytes() : 0.0; }
+  // y[k] = sum_q (q*L + k) = L*P(P-1)/2 + P*k, exact.
+  double reduced(std::size_t k) const {
+    return static_cast<double>(l * p * (p - 1) / 2 + Index(p) * Index(k));
+  }
+};
+
+// One verified and reported line: op() must leave sum_q x_q in c.y.
+template <class Op>
+void run_allreduce_line(RdvCase& c, const std::string& impl, const std::string& note, Op&& op) {
+  const Measurement m = verified_time_op([&] { poison(c.y); }, op,
+                                         [&](const char* phase) {
+                                           verify(c.name, impl, phase, c.y.data(), c.y.size(),
+                                                  [&](std::size_t k) { return c.reduced(k); });
+                                         });
+  report({c.name, impl, "op", m, c.bytes(), c.offrank_bytes(), note});
+}
+
+void rdv_case(Index l) {
+  RdvCase c("RDV-" + std::to_string(l), l);
+  const int count = static_cast<int>(l);
+
+  // adlib lines go here: `adlib` (automatic algorithm choice), then one
+  // `adlib-<algorithm>` per forced algorithm (mpi, recursive_doubling,
+  // reduce_scatter_allgather, ring, node_aware), each through
+  // run_allreduce_line into c.y.  bench/plot_rdv.py picks up every impl.
+
+  run_allreduce_line(c, "mpi-allreduce", "MPI_Allreduce(x, y, L, MPI_DOUBLE, MPI_SUM)", [&] {
+    MPI_Allreduce(c.x.data(), c.y.data(), count, MPI_DOUBLE, MPI_SUM, comm());
+  });
+
+  // floor: the data one exchange with one partner moves; needs a partner r^1
+  // for every rank.
+  if (c.p % 2 != 0) {
+    skipped(c.name, "floor", "an even number of ranks");
+    return;
+  }
+  const int partner = c.r ^ 1;
+  const Measurement m = verified_time_op(
+      [&] { poison(c.y); },
+      [&] {
+        MPI_Sendrecv(c.x.data(), count, MPI_DOUBLE, partner, kReductionFloorTag, c.y.data(), count,
+                     MPI_DOUBLE, partner, kReductionFloorTag, comm(), MPI_STATUS_IGNORE);
+      },
+      [&](const char* phase) {
+        verify(c.name, "floor", phase, c.y.data(), c.y.size(),
+               [&](std::size_t k) { return static_cast<double>(partner * l + Index(k)); });
+      });
+  report({c.name, "floor", "op", m, c.bytes(), c.offrank_bytes(),
+          "one MPI_Sendrecv of L doubles with rank r^1 (x into y), no arithmetic"});
+}
+
+// ---- RDD-N: sum of an N x N array along dimension 0 -------------------------------------------
+
+struct RddCase {
+  std::string name;
+  Index n = 0;
+  int p = 1, r = 0;
+  Index lo = 0, rows = 0;  // the owned rows [lo, lo + rows) of a P x 1 grid
+  std::vector<double> a;   // row-major rows x N, a[(i-lo)*N + j] = double(i*N + j)
+
+  RddCase(const std::string& case_name, Index n_global)
+      : name(case_name), n(n_global), p(size()), r(rank()), lo(block_lo(n, p, r)) {
+    rows = block_lo(n, p, r + 1) - lo;
+    a.resize(static_cast<std::size_t>(rows * n));
+    for (std::size_t e = 0; e < a.size(); ++e) a[e] = static_cast<double>(lo * n + Index(e));
+  }
+  double bytes() const { return static_cast<double>(a.size() * sizeof(double)); }
+  double offrank_bytes() const { return p > 1 ? static_cast<double>(n * 8) : 0.0; }
+  // s[j] = sum_i (i*N + j) = N * N(N-1)/2 + N*j, exact.
+  double column_sum(std::size_t j) const {
+    return static_cast<double>(n * (n * (n - 1) / 2) + n * Index(j));
+  }
+};
+
+void rdd_case(Index n) {
+  const RddCase c("RDD-" + std::to_string(n), n);
+  const auto width = static_cast<std::size_t>(n);
+  std::vector<double> s(width);  // the replicated result
+
+  // adlib lines go here: `adlib:setup` (the reduction's construction) and
+  // `adlib` (the sum along dimension 0 of a DistArray on the P x 1 grid),
+  // each verified into s against c.column_sum.
+
+  {  // mpi
+    std::vector<double> partial(width);
+    auto op = [&] {
+      double* __restrict__ ps = partial.data();
+      std::fill(partial.begin(), partial.end(), 0.0);
+      for (Index i = 0; i < c.rows; ++i) {
+        const double* __restrict__ row = c.a.data() + i * n;
+        for (std::size_t j = 0; j < width; ++j) ps[j] += row[j];
+      }
+      MPI_Allreduce(ps, s.data(), static_cast<int>(n), MPI_DOUBLE, MPI_SUM, comm());
+    };
+    const Measurement m = verified_time_op([&] { poison(s); }, op,
+                                           [&](const char* phase) {
+                                             verify(c.name, "mpi", phase, s.data(), s.size(),
+                                                    [&](std::size_t j) { return c.column_sum(j); });
+                                           });
+    report({c.name, "mpi", "op", m, c.bytes(), c.offrank_bytes(),
+            "local column sums (row-major loop) + MPI_Allreduce of N doubles"});
+  }
+}
+
+// ---- BC1-L: broadcast of a section of a block-distributed vector ------------------------------
+
+struct Bc1Case {
+  std::string name;
+  Index l = 0, n = 0;  // the section [L, 2L) of a vector of N = 4L
+  int p = 1, r = 0;
+  Index lo = 0;
+  std::vector<double> x;    // the block, x[g - lo] = double(g)
+  std::vector<double> out;  // every rank's local copy of the section
+
+  Bc1Case(const std::string& case_name, Index length)
+      : name(case_name), l(length), n(4 * length), p(size()), r(rank()), lo(block_lo(n, p, r)) {
+    x.resize(static_cast<std::size_t>(block_lo(n, p, r + 1) - lo));
+    for (std::size_t k = 0; k < x.size(); ++k) x[k] = static_cast<double>(lo + Index(k));
+    out.resize(static_cast<std::size_t>(l));
+  }
+  double bytes() const { return static_cast<double>(out.size() * sizeof(double)); }
+  // The part of the section that this rank does not own.
+  double offrank_bytes() const {
+    const Index hi = lo + Index(x.size());
+    const Index own = std::max<Index>(0, std::min(hi, 2 * l) - std::max(lo, l));
+    return static_cast<double>((l - own) * Index(sizeof(double)));
+  }
+  void verify_out(const std::string& impl, const char* phase) const {
+    verify(name, impl, phase, out.data(), out.size(),
+           [&](std::size_t k) { return static_cast<double>(l + Index(k)); });
+  }
+};
+
+// A piece of the section held by one rank: section positions [begin, end).
+struct SectionPiece {
+  int owner = 0;
+  Index begin = 0, end = 0;
+};
+
+// The owners of [L, 2L) under the block distribution, in order: one piece
+// when a single rank owns the section (any P <= 2, and P = 4), more otherwise.
+std::vector<SectionPiece> section_pieces(const Bc1Case& c) {
+  std::vector<SectionPiece> pieces;
+  for (Index g = c.l; g < 2 * c.l;) {
+    const int q = block_owner(c.n, c.p, g);
+    const Index end = std::min(block_lo(c.n, c.p, q + 1), 2 * c.l);
+    pieces.push_back({q, g - c.l, end - c.l});
+    g = end;
+  }
+  return pieces;
+}
+
+void bc1_case(Index l) {
+  Bc1Case c("BC1-" + std::to_string(l), l);
+  const std::vector<SectionPiece> pieces = section_pieces(c);
+
+  // adlib line goes here: `adlib` (the section of a block-distributed
+  // DistArray broadcast into every rank's buffer), verified with
+  // c.verify_out.
+
+  {  // mpi-bcast: the owner copies its piece into its own buffer, then
+     // MPI_Bcast from that buffer; one MPI_Bcast per owner
+    auto op = [&] {
+      for (const SectionPiece& piece : pieces) {
+        double* at = c.out.data() + piece.begin;
+        const auto count = static_cast<std::size_t>(piece.end - piece.begin);
+        if (piece.owner == c.r)
+          std::memcpy(at, c.x.data() + (c.l + piece.begin - c.lo), count * sizeof(double));
+        MPI_Bcast(at, static_cast<int>(count), MPI_DOUBLE, piece.owner, comm());
+      }
+    };
+    const Measurement m = verified_time_op(
+        [&] { poison(c.out); }, op, [&](const char* phase) { c.verify_out("mpi-bcast", phase); });
+    std::string owners;
+    for (const SectionPiece& piece : pieces)
+      owners += (owners.empty() ? "" : ", ") + std::to_string(piece.owner);
+    report({c.name, "mpi-bcast", "op", m, c.bytes(), c.offrank_bytes(),
+            pieces.size() == 1 ? "MPI_Bcast of [L, 2L) from its owner, rank " + owners +
+                                     ", which first copies it from its block into its own buffer"
+                               : "one MPI_Bcast per owner of a piece of [L, 2L) (ranks " + owners +
+                                     "), each owner first copying its piece into its own buffer"});
+  }
+}
+
+}  // namespace
+
+void register_reduction_cases() {
+  add_case("RD-4194304", [] { rd_case(Index(1) << 22); });
+  for (const Index l : {Index(1), Index(16), Index(256), Index(4096), Index(65536), Index(1) << 20})
+    add_case("RDV-" + std::to_string(l), [l] { rdv_case(l); });
+  add_case("RDD-4096", [] { rdd_case(4096); });
+  add_case("BC1-1048576", [] { bc1_case(Index(1) << 20); });
+}
+
+}  // namespace bench
