@@ -7,7 +7,7 @@
 ///
 /// @code
 ///   adlib::CollectiveExecutor<double, adlib::op::Add, Kokkos::HostSpace> run(
-///       plan, adlib::op::add, comm.get(), tag, MPI_DOUBLE);
+///       plan, n, adlib::op::add, comm.get(), tag, MPI_DOUBLE);
 ///   run.run(x.data());     // x holds the all-reduce of every member's x
 /// @endcode
 ///
@@ -20,8 +20,11 @@
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <utility>
+#include <vector>
 
 #include <adlib/runtime/error.hpp>
 #include <adlib/schedules/collective_plan.hpp>
@@ -30,25 +33,67 @@ namespace adlib {
 
 namespace detail {
 
-/// part[i] = arrived[i] (x) part[i] or part[i] (x) arrived[i]: which side
-/// holds the lower ranks decides the order of the operands.
+/// part[i] = arrived[i] (x) base[i] or base[i] (x) arrived[i]: which side
+/// holds the lower ranks decides the order of the operands.  `base` is the
+/// part itself, or the input vector's part where an out-of-place execution
+/// has not written this part yet.
 template <class T, class Op>
 struct CombineArrival {
-  T* part;                ///< the vector's received part
+  T* part;                ///< the vector's received part (written)
+  const T* base;          ///< what the arrival combines with (read)
   const T* arrived;       ///< the scratch buffer the arrival landed in
   Op op;                  ///< the combine operation
   bool arrived_is_lower;  ///< the arrival holds lower ranks' contributions
   /// Combines element i.
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const {
-    if (arrived_is_lower) {
-      T value = arrived[i];
-      op(value, part[i]);
-      part[i] = value;
-    } else {
-      op(part[i], arrived[i]);
-    }
+    T value = arrived_is_lower ? arrived[i] : base[i];
+    op(value, arrived_is_lower ? base[i] : arrived[i]);
+    part[i] = value;
   }
 };
+
+/// Where each step of a plan reads when it runs out of place (input vector
+/// to output vector): from the input until the output holds that part.
+struct OutOfPlaceSources {
+  std::vector<char> send_from_input;     ///< per step: the sent part is the input's
+  std::vector<char> combine_from_input;  ///< per step: the combined part is the input's
+  /// Some step reads a part only partly written, or some part is never
+  /// written: the input is copied to the output first and the plan runs in
+  /// place.
+  bool copy_first = false;
+};
+
+/// Follows which parts of the output each step writes (see
+/// OutOfPlaceSources).
+inline OutOfPlaceSources out_of_place_sources(const CollectivePlan& plan, std::int64_t count) {
+  OutOfPlaceSources sources;
+  std::vector<std::pair<std::int64_t, std::int64_t>> written;  // disjoint, unsorted
+  auto covered = [&](std::int64_t begin, std::int64_t end) {
+    std::int64_t inside = 0;
+    for (const auto& [b, e] : written)
+      inside += std::max<std::int64_t>(0, std::min(e, end) - std::max(b, begin));
+    return inside == 0 ? 0 : inside == end - begin ? 1 : 2;  // none, all, part
+  };
+  auto write = [&](std::int64_t begin, std::int64_t end) {
+    if (begin >= end || covered(begin, end) == 1) return;
+    if (covered(begin, end) == 2) sources.copy_first = true;
+    written.emplace_back(begin, end);
+  };
+  for (const CollectiveStep& step : plan.steps) {
+    int send =
+        step.send_count > 0 ? covered(step.send_begin, step.send_begin + step.send_count) : 1;
+    const std::int64_t end = step.receive_begin + step.receive_count;
+    int part = step.receive_count > 0 && step.arrival != Arrival::replace
+                   ? covered(step.receive_begin, end)
+                   : 1;
+    if (send == 2 || part == 2) sources.copy_first = true;
+    sources.send_from_input.push_back(send == 0);
+    sources.combine_from_input.push_back(part == 0);
+    if (step.receive_count > 0) write(step.receive_begin, end);
+  }
+  if (covered(0, count) != 1 && count > 0) sources.copy_first = true;
+  return sources;
+}
 
 }  // namespace detail
 
@@ -60,10 +105,12 @@ class CollectiveExecutor {
   /// The execution space of the combine kernels.
   using execution_space = typename WorkSpace::execution_space;
 
-  /// Over `comm` (its ranks are the plan's members), messages tagged `tag`
-  /// and typed `type`.
-  CollectiveExecutor(CollectivePlan plan, const Op& op, MPI_Comm comm, int tag, MPI_Datatype type)
-      : plan_(std::move(plan)), op_(op), comm_(comm), tag_(tag), type_(type) {
+  /// Runs `plan` over vectors of `count` elements, on `comm` (its ranks are
+  /// the plan's members), messages tagged `tag` and typed `type`.
+  CollectiveExecutor(CollectivePlan plan, std::int64_t count, const Op& op, MPI_Comm comm, int tag,
+                     MPI_Datatype type)
+      : plan_(std::move(plan)), count_(count), op_(op), comm_(comm), tag_(tag), type_(type) {
+    sources_ = detail::out_of_place_sources(plan_, count);
     const std::int64_t scratch = plan_.scratch_count();
     if (scratch > 0)
       scratch_ = Kokkos::View<T*, WorkSpace>(
@@ -72,9 +119,24 @@ class CollectiveExecutor {
   }
 
   /// Runs every step on `data` (WorkSpace memory holding the whole vector).
-  void run(T* data) const {
+  void run(T* data) const { run(data, data); }
+  /// Runs every step out of place: `input` is read, `data` (both of the
+  /// whole vector, in WorkSpace memory) receives the result.  Parts are read
+  /// from the input until the output holds them, so the input is not copied
+  /// first (unless the plan needs it: see OutOfPlaceSources).
+  void run(const T* input, T* data) const {
     const char* operation = "CollectiveExecutor::run";
-    for (const CollectiveStep& step : plan_.steps) {
+    const bool in_place = input == data || sources_.copy_first;
+    if (input != data && sources_.copy_first) {
+      const auto count = static_cast<std::size_t>(count_);
+      Kokkos::deep_copy(
+          Kokkos::View<T*, WorkSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(data, count),
+          Kokkos::View<const T*, WorkSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(input, count));
+    }
+    for (std::size_t s = 0; s < plan_.steps.size(); ++s) {
+      const CollectiveStep& step = plan_.steps[s];
+      const T* send_source = in_place || !sources_.send_from_input[s] ? data : input;
+      const T* combine_base = in_place || !sources_.combine_from_input[s] ? data : input;
       execution_space().fence();
       MPI_Request requests[2];
       int posted = 0;
@@ -86,15 +148,17 @@ class CollectiveExecutor {
                   operation);
       }
       if (step.send_count > 0)
-        ADLIB_MPI(MPI_Isend(data + step.send_begin, static_cast<int>(step.send_count), type_,
-                            step.send_peer, tag_, comm_, &requests[posted++]),
+        ADLIB_MPI(MPI_Isend(const_cast<T*>(send_source) + step.send_begin,
+                            static_cast<int>(step.send_count), type_, step.send_peer, tag_, comm_,
+                            &requests[posted++]),
                   operation);
       ADLIB_MPI(MPI_Waitall(posted, requests, MPI_STATUSES_IGNORE), operation);
       if (combining && step.receive_count > 0)
         Kokkos::parallel_for(
             "adlib::CollectiveExecutor::combine",
             Kokkos::RangePolicy<execution_space>(0, static_cast<std::size_t>(step.receive_count)),
-            detail::CombineArrival<T, Op>{data + step.receive_begin, scratch_.data(), op_,
+            detail::CombineArrival<T, Op>{data + step.receive_begin,
+                                          combine_base + step.receive_begin, scratch_.data(), op_,
                                           step.arrival == Arrival::combine_from_lower});
     }
     execution_space().fence();
@@ -105,11 +169,13 @@ class CollectiveExecutor {
 
  private:
   CollectivePlan plan_;
+  std::int64_t count_ = 0;
   Op op_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   int tag_ = 0;
   MPI_Datatype type_ = MPI_DATATYPE_NULL;
   Kokkos::View<T*, WorkSpace> scratch_;
+  detail::OutOfPlaceSources sources_;
 };
 
 }  // namespace adlib

@@ -106,21 +106,27 @@ class AllReduce {
       CollectivePlan plan =
           plan_allreduce(algorithm_, members.rank(), members.size(), count, nodes);
       if (staged_)
-        host_.emplace(std::move(plan), op, members.get(), tag_.tag(), type);
+        host_.emplace(std::move(plan), count, op, members.get(), tag_.tag(), type);
       else
-        direct_.emplace(std::move(plan), op, members.get(), tag_.tag(), type);
+        direct_.emplace(std::move(plan), count, op, members.get(), tag_.tag(), type);
     }
   }
 
   /// Reduces the `count` elements at `data` (MemorySpace) in place.
-  void run(T* data) const {
+  void run(T* data) const { run(data, data); }
+  /// Reduces the `count` elements at `input` into `output` (both in
+  /// MemorySpace; the same pointer: in place).
+  void run(const T* input, T* output) const {
     if (count_ == 0) return;
-    if (!staged_) return run_on(data, direct_, typename MemorySpace::execution_space());
-    Kokkos::View<T*, MemorySpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> values(
-        data, static_cast<std::size_t>(count_));
-    Kokkos::deep_copy(staging_, values);
-    run_on(staging_.data(), host_, Kokkos::DefaultHostExecutionSpace());
-    Kokkos::deep_copy(values, staging_);
+    if (!staged_) return run_on(input, output, direct_, typename MemorySpace::execution_space());
+    const auto n = static_cast<std::size_t>(count_);
+    Kokkos::deep_copy(
+        staging_,
+        Kokkos::View<const T*, MemorySpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(input, n));
+    run_on(staging_.data(), staging_.data(), host_, Kokkos::DefaultHostExecutionSpace());
+    Kokkos::deep_copy(
+        Kokkos::View<T*, MemorySpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(output, n),
+        staging_);
   }
 
   /// The algorithm chosen at construction.
@@ -136,12 +142,13 @@ class AllReduce {
 
  private:
   template <class Executor, class ExecutionSpace>
-  void run_on(T* data, const std::optional<Executor>& executor, const ExecutionSpace& space) const {
-    if (executor) return executor->run(data);
+  void run_on(const T* input, T* data, const std::optional<Executor>& executor,
+              const ExecutionSpace& space) const {
+    if (executor) return executor->run(input, data);
     space.fence();
     auto scope = mpi_op_->scope();
-    ADLIB_MPI(MPI_Allreduce(MPI_IN_PLACE, data, static_cast<int>(count_), types_->of<T>(),
-                            mpi_op_->get(), comm_.get()),
+    ADLIB_MPI(MPI_Allreduce(input == data ? MPI_IN_PLACE : input, data, static_cast<int>(count_),
+                            types_->of<T>(), mpi_op_->get(), comm_.get()),
               operation_);
   }
 
@@ -177,6 +184,11 @@ class RedxSchedule {
   /// Collective: `values` (count() elements in MemorySpace) becomes the
   /// combination of every member's `values`.
   void execute(T* values) const { core_.run(values); }
+  /// Collective, out of place: `output` becomes the combination of every
+  /// member's `input` (count() elements each, in MemorySpace); `input` is
+  /// left as it was.  Cheaper than copying and reducing in place: the
+  /// plans read the input until the output holds each part.
+  void execute(const T* input, T* output) const { core_.run(input, output); }
   /// The same for a View of count() elements.
   template <class View>
   void execute(const View& values) const {

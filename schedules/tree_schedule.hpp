@@ -94,9 +94,9 @@ class Broadcast {
       CollectivePlan plan = plan_broadcast(algorithm_, root, members.rank(), members.size(), count,
                                            nodes, root_leader);
       if (staged_)
-        host_.emplace(std::move(plan), op::replace, members.get(), tag_.tag(), type);
+        host_.emplace(std::move(plan), count, op::replace, members.get(), tag_.tag(), type);
       else
-        direct_.emplace(std::move(plan), op::replace, members.get(), tag_.tag(), type);
+        direct_.emplace(std::move(plan), count, op::replace, members.get(), tag_.tag(), type);
     }
   }
 
@@ -104,6 +104,7 @@ class Broadcast {
   void run(T* data) const {
     if (count_ == 0) return;
     if (!staged_) return run_on(data, direct_, typename MemorySpace::execution_space());
+
     Kokkos::View<T*, MemorySpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> values(
         data, static_cast<std::size_t>(count_));
     const bool root = comm_.rank() == root_;

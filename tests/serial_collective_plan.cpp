@@ -235,6 +235,10 @@ TEST(CollectivePlan, AutomaticChoiceFollowsSizeProcessesAndNodes) {
   EXPECT_EQ(adlib::choose_reduction(config, 1 << 20, 6, 1, 6), ReductionAlgorithm::ring);
   EXPECT_EQ(adlib::choose_reduction(config, 8192, 6, 1, 6),
             ReductionAlgorithm::reduce_scatter_allgather);
+  EXPECT_EQ(adlib::choose_reduction(config, 1 << 20, 2, 1, 2),
+            ReductionAlgorithm::recursive_doubling);
+  EXPECT_EQ(adlib::choose_reduction(config, 1 << 20, 3, 1, 3),
+            ReductionAlgorithm::recursive_doubling);
   config.reduction = ReductionAlgorithm::ring;
   EXPECT_EQ(adlib::choose_reduction(config, 8, 8, 1, 8), ReductionAlgorithm::ring);
   EXPECT_EQ(adlib::choose_broadcast(config, 8, 8, 2, 4), BroadcastAlgorithm::node_aware);

@@ -31,6 +31,10 @@
 #include <string>
 #include <vector>
 
+#include <adlib/runtime/comm.hpp>
+#include <adlib/runtime/configuration.hpp>
+#include <adlib/schedules/redx_schedule.hpp>
+
 #include "common.hpp"
 
 namespace bench {
@@ -168,14 +172,31 @@ void run_allreduce_line(RdvCase& c, const std::string& impl, const std::string& 
   report({c.name, impl, "op", m, c.bytes(), c.offrank_bytes(), note});
 }
 
+using adlib::ReductionAlgorithm;
+
 void rdv_case(Index l) {
   RdvCase c("RDV-" + std::to_string(l), l);
   const int count = static_cast<int>(l);
 
-  // adlib lines go here: `adlib` (automatic algorithm choice), then one
-  // `adlib-<algorithm>` per forced algorithm (mpi, recursive_doubling,
-  // reduce_scatter_allgather, ring, node_aware), each through
-  // run_allreduce_line into c.y.  bench/plot_rdv.py picks up every impl.
+  // `adlib` (the automatic choice), then one `adlib-<algorithm>` per forced
+  // algorithm; schedules built before timing, executed out of place (x into
+  // y) as MPI_Allreduce is.  bench/plot_rdv.py picks up every impl.
+  for (ReductionAlgorithm algorithm :
+       {ReductionAlgorithm::automatic, ReductionAlgorithm::mpi,
+        ReductionAlgorithm::recursive_doubling, ReductionAlgorithm::reduce_scatter_allgather,
+        ReductionAlgorithm::ring, ReductionAlgorithm::node_aware}) {
+    adlib::Configuration config = adlib::Configuration::environment();
+    if (algorithm != ReductionAlgorithm::automatic) config.reduction = algorithm;
+    adlib::RedxSchedule<double, adlib::op::Add, Kokkos::HostSpace> sum(adlib::Comm(comm()), l,
+                                                                        adlib::op::add, config);
+    const std::string impl = algorithm == ReductionAlgorithm::automatic
+                                 ? std::string("adlib")
+                                 : std::string("adlib-") + adlib::algorithm_name(algorithm);
+    run_allreduce_line(c, impl,
+                       std::string("RedxSchedule, out of place; algorithm ") +
+                           adlib::algorithm_name(sum.algorithm()),
+                       [&] { sum.execute(c.x.data(), c.y.data()); });
+  }
 
   run_allreduce_line(c, "mpi-allreduce", "MPI_Allreduce(x, y, L, MPI_DOUBLE, MPI_SUM)", [&] {
     MPI_Allreduce(c.x.data(), c.y.data(), count, MPI_DOUBLE, MPI_SUM, comm());
