@@ -40,6 +40,7 @@
 #include <adlib/schedules/tree_schedule.hpp>
 
 #include <adlib/collectives/array_gather.hpp>
+#include <adlib/collectives/array_reduction.hpp>
 #include <adlib/collectives/array_scatter.hpp>
 #include <adlib/collectives/array_subscripts.hpp>
 #include <adlib/collectives/boundary.hpp>
