@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // heat2d: the explicit heat equation on an N x N grid over a 2-D process
-// grid, with one WriteHalo schedule built once and executed every exchange.
+// grid, with one WriteHalo schedule built once and executed every exchange
+// (and one RedxSchedule, the maxima over ranks of the progress and report).
 //
 //   u(t+1) = u + r * (u[i-1][j] + u[i+1][j] + u[i][j-1] + u[i][j+1] - 4u),  r = 0.2
 //
@@ -28,6 +29,8 @@
 #include <vector>
 
 #include <adlib/adlib.hpp>
+#include <adlib/collectives/group_comm.hpp>
+#include <adlib/schedules/redx_schedule.hpp>
 
 namespace {
 
@@ -119,12 +122,6 @@ void step_frame(const Field& u, const Field& v, const Box& box, const Box& hole)
   step(u, v, {{hole.lo[0], hole.hi[1]}, {hole.hi[0], box.hi[1]}});
 }
 
-double max_over_ranks(double x) {
-  double m = 0;
-  MPI_Allreduce(&x, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return m;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -140,6 +137,11 @@ int main(int argc, char** argv) {
     Field u(grid, {adlib::block(o.n).ghosts(w), adlib::block(o.n).ghosts(w)}, "u");
     Field v(u.layout(), "v");
     u.fill([&](auto g) { return mode(g[0], g[1], o.n); });
+    // The maxima over ranks (residual, error, times): one reduction schedule
+    // over the array's group, built once and executed at every report.
+    const adlib::RedxSchedule<double, adlib::op::Max, Kokkos::HostSpace> largest(
+        adlib::group_comm(adlib::Group(grid)), 1);
+    const auto max_over_ranks = [&](double x) { return largest.reduce(x); };
 
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();

@@ -28,6 +28,8 @@
 #include <string>
 
 #include <adlib/adlib.hpp>
+#include <adlib/collectives/group_comm.hpp>
+#include <adlib/schedules/redx_schedule.hpp>
 
 namespace {
 
@@ -69,23 +71,22 @@ double initial(Index g, Index n) {
   return pulse + double(g % 17);
 }
 
-double max_over_ranks(double x) {
-  double m = 0;
-  MPI_Allreduce(&x, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return m;
-}
+// The reductions over the ranks: schedules built once over the line's group.
+struct Reductions {
+  adlib::RedxSchedule<double, adlib::op::Add, Kokkos::HostSpace> sum;
+  adlib::RedxSchedule<double, adlib::op::Max, Kokkos::HostSpace> largest;
+  explicit Reductions(const adlib::Comm& members) : sum(members, 1), largest(members, 1) {}
+};
 
 // The sum of every element (collective); the periodic upwind scheme
 // conserves it.
-double total(const Field& u) {
+double total(const Field& u, const Reductions& over_ranks) {
   const auto local = u.local_view();
   double sum = 0;
   Kokkos::parallel_reduce(
       "shift_pipeline::total", local.extent(0),
       KOKKOS_LAMBDA(std::size_t i, double& s) { s += local(i); }, sum);
-  double all = 0;
-  MPI_Allreduce(&sum, &all, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  return all;
+  return over_ranks.sum.reduce(sum);
 }
 
 }  // namespace
@@ -101,7 +102,9 @@ int main(int argc, char** argv) {
     auto blocks = std::make_shared<adlib::BlockRange>(o.n, line.dim(0));
     Field u(line, {blocks}, "u"), left(line, {blocks}, "left");
     u.fill([&](const auto& g) { return initial(g[0], o.n); });
-    const double mass = total(u);
+    const Reductions over_ranks(adlib::group_comm(adlib::Group(line)));
+    const auto max_over_ranks = [&](double x) { return over_ranks.largest.reduce(x); };
+    const double mass = total(u, over_ranks);
 
     // The one schedule: left[i] = u[(i - 1) mod n], planned once from the layout.
     MPI_Barrier(MPI_COMM_WORLD);
@@ -126,7 +129,7 @@ int main(int argc, char** argv) {
           KOKKOS_LAMBDA(std::size_t i) { now(i) = now(i) - kCourant * (now(i) - l(i)); });
       Kokkos::fence();
       if ((s + 1) % o.every == 0 || s + 1 == o.steps) {
-        const double sum = total(u);
+        const double sum = total(u, over_ranks);
         const double rate = double(s + 1) / (MPI_Wtime() - loop_start);
         if (root) std::printf(" %8d %14.1f %10.1f\n", s + 1, sum, rate);
       }
@@ -142,9 +145,8 @@ int main(int argc, char** argv) {
     on_host.for_each_local([&](const auto& g, double value) {
       if (value != initial((g[0] - moved + o.n) % o.n, o.n)) ++wrong;
     });
-    long wrong_anywhere = 0;
-    MPI_Allreduce(&wrong, &wrong_anywhere, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    const double final_mass = total(u);
+    const long wrong_anywhere = long(over_ranks.sum.reduce(double(wrong)));  // exact below 2^53
+    const double final_mass = total(u, over_ranks);
 
     const auto& plan = from_left.schedule().plan();
     if (root) {

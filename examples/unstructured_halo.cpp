@@ -38,6 +38,7 @@
 #include <vector>
 
 #include <adlib/adlib.hpp>
+#include <adlib/schedules/redx_schedule.hpp>
 
 namespace {
 
@@ -330,34 +331,35 @@ double largest_change(const Values& a, const Values& b, Index owned) {
   return change;
 }
 
-double reduce(double x, MPI_Op op) {
-  double r = 0;
-  MPI_Allreduce(&x, &r, 1, MPI_DOUBLE, op, MPI_COMM_WORLD);
-  return r;
-}
-double max_over_ranks(double x) {
-  return reduce(x, MPI_MAX);
-}
-double min_over_ranks(double x) {
-  return reduce(x, MPI_MIN);
-}
-double sum_over_ranks(double x) {
-  return reduce(x, MPI_SUM);
-}
+// The reductions of one value over the ranks (residual, counts, times):
+// schedules built once and executed at every report.
+class OverRanks {
+ public:
+  explicit OverRanks(const adlib::Comm& members)
+      : max_(members, 1), min_(members, 1), sum_(members, 1) {}
+  double max(double x) const { return max_.reduce(x); }
+  double min(double x) const { return min_.reduce(x); }
+  double sum(double x) const { return sum_.reduce(x); }
+
+ private:
+  adlib::RedxSchedule<double, adlib::op::Max, Kokkos::HostSpace> max_;
+  adlib::RedxSchedule<double, adlib::op::Min, Kokkos::HostSpace> min_;
+  adlib::RedxSchedule<double, adlib::op::Add, Kokkos::HostSpace> sum_;
+};
 
 // "min..max" of a count over the ranks (for the report).
-std::string spread(Index x) {
-  const long low = long(min_over_ranks(double(x))), high = long(max_over_ranks(double(x)));
+std::string spread(Index x, const OverRanks& over_ranks) {
+  const long low = long(over_ranks.min(double(x))), high = long(over_ranks.max(double(x)));
   return low == high ? std::to_string(low) : std::to_string(low) + ".." + std::to_string(high);
 }
 
 // Mean seconds of `exchange` over kRepeats calls (the slowest rank's mean).
 template <class Exchange>
-double mean_time(Exchange&& exchange) {
+double mean_time(const OverRanks& over_ranks, Exchange&& exchange) {
   MPI_Barrier(MPI_COMM_WORLD);
   const double t = MPI_Wtime();
   for (int r = 0; r < kRepeats; ++r) exchange();
-  return max_over_ranks((MPI_Wtime() - t) / kRepeats);
+  return over_ranks.max((MPI_Wtime() - t) / kRepeats);
 }
 
 }  // namespace
@@ -384,19 +386,21 @@ int main(int argc, char** argv) {
     }
     // The loop updates owned cells and halo depths 1 .. depth - 1.
     const Neighbours neighbours = neighbour_table(mesh, local, layout.halo_end(depth - 1));
+    const OverRanks over_ranks(layout.comm());
 
     MPI_Barrier(MPI_COMM_WORLD);
     const double build_start = MPI_Wtime();
     adlib::DepthHalo halo(u);  // collective: owners found, a schedule per depth range
-    const double build_s = max_over_ranks(MPI_Wtime() - build_start);
+    const double build_s = over_ranks.max(MPI_Wtime() - build_start);
 
-    const std::string owned_spread = spread(layout.owned_count());
+    const std::string owned_spread = spread(layout.owned_count(), over_ranks);
     std::vector<std::string> class_spread, halo_spread;
-    for (Index c : local.class_count) class_spread.push_back(spread(c));
-    for (int d = 1; d <= depth; ++d) halo_spread.push_back(spread(layout.halo_count(d)));
-    const std::string message_spread = spread(Index(halo.messages(0, depth)));
+    for (Index c : local.class_count) class_spread.push_back(spread(c, over_ranks));
+    for (int d = 1; d <= depth; ++d)
+      halo_spread.push_back(spread(layout.halo_count(d), over_ranks));
+    const std::string message_spread = spread(Index(halo.messages(0, depth)), over_ranks);
     const double max_kib =
-        max_over_ranks(double(halo.schedule(0, depth).plan().send_count()) * sizeof(double)) / 1024;
+        over_ranks.max(double(halo.schedule(0, depth).plan().send_count()) * sizeof(double)) / 1024;
     if (root) {
       std::printf(
           "unstructured_halo: %ld x %ld cells (ids %s), %d ranks, halo depth %d, %d steps\n",
@@ -450,16 +454,16 @@ int main(int argc, char** argv) {
       next->set_clean(updated);  // ... and halo depths 1..updated computed here
       std::swap(now, next);
       if ((s + 1) % o.every == 0 || s + 1 == o.steps) {
-        const double residual = max_over_ranks(
+        const double residual = over_ranks.max(
             largest_change(now->local_view(), next->local_view(), layout.owned_count()));
         const double rate = double(s + 1) / (MPI_Wtime() - loop_start);
         if (root) std::printf(" %8d %14.6e %10.1f\n", s + 1, residual, rate);
       }
     }
-    const double loop_s = max_over_ranks(MPI_Wtime() - loop_start);
-    exchange_s = max_over_ranks(exchange_s);
-    clean_s = max_over_ranks(clean_s);
-    redundant = sum_over_ranks(redundant);
+    const double loop_s = over_ranks.max(MPI_Wtime() - loop_start);
+    exchange_s = over_ranks.max(exchange_s);
+    clean_s = over_ranks.max(clean_s);
+    redundant = over_ranks.sum(redundant);
     const double owned_updates = double(o.steps) * double(mesh.cells());
 
     // Check: every owned cell against the same steps run serially on the
@@ -487,20 +491,20 @@ int main(int argc, char** argv) {
           Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), now->local_view());
       for (Index e = 0; e < layout.owned_count(); ++e)
         difference = std::max(difference, std::abs(result(e, 0) - a[local.cell[e]]));
-      serial_error = max_over_ranks(scale > 0 ? difference / scale : difference);
+      serial_error = over_ranks.max(scale > 0 ? difference / scale : difference);
     }
 
     // What an exchange costs when it has work, and when the halo is clean.
     Field probe(layout, "probe");
-    const double full_s = mean_time([&] {
+    const double full_s = mean_time(over_ranks, [&] {
       probe.set_dirty();
       halo.execute(depth, probe);
     });
-    const double shallow_s = mean_time([&] {
+    const double shallow_s = mean_time(over_ranks, [&] {
       probe.set_dirty();
       halo.execute(1, probe);
     });
-    const double clean_call_s = mean_time([&] { halo.execute(1, probe); });
+    const double clean_call_s = mean_time(over_ranks, [&] { halo.execute(1, probe); });
 
     if (root) {
       const double per_exchange = exchanges ? exchange_s / exchanges : 0;
