@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // cg: conjugate gradients for the Poisson equation -Δu = f on the unit square
 // with u = 0 on the boundary, on an N x N grid of interior points over a 2-D
-// process grid.  Three schedules are built once and executed every iteration:
-// one WriteHalo (the ghosts of p for the matrix-vector product) and two
-// one-value RedxSchedules (the dot products p.Ap and r.r).
+// process grid.  Two schedules are built once and executed every iteration:
+// one WriteHalo (the ghosts of p for the matrix-vector product) and one
+// one-value RedxSchedule (the dot products p.Ap and r.r, twice an iteration).
 //
 //   (A u)(i,j) = 4u(i,j) - u(i-1,j) - u(i+1,j) - u(i,j-1) - u(i,j+1),  b = h^2 f
 //
