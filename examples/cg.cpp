@@ -3,7 +3,7 @@
 // with u = 0 on the boundary, on an N x N grid of interior points over a 2-D
 // process grid.  Two schedules are built once and executed every iteration:
 // one WriteHalo (the ghosts of p for the matrix-vector product) and one
-// one-value RedxSchedule (the dot products p.Ap and r.r, twice an iteration).
+// ArrayReduction (the dot products p.Ap and r.r, twice an iteration).
 //
 //   (A u)(i,j) = 4u(i,j) - u(i-1,j) - u(i+1,j) - u(i,j-1) - u(i,j+1),  b = h^2 f
 //
@@ -45,7 +45,6 @@ using View = Field::view_type;
 using Box = adlib::LocalBox<2>;
 using Policy = Kokkos::MDRangePolicy<Kokkos::Rank<2>>;
 // One value per execution, from and to the host.
-using SumSchedule = adlib::RedxSchedule<double, adlib::op::Add, Kokkos::HostSpace>;
 using MaxSchedule = adlib::RedxSchedule<double, adlib::op::Max, Kokkos::HostSpace>;
 
 struct Options {
@@ -121,12 +120,6 @@ struct ApplyA {  // out = A in (in's ghosts filled)
     out(i, j) = 4 * in(i, j) - in(i - 1, j) - in(i + 1, j) - in(i, j - 1) - in(i, j + 1);
   }
 };
-struct LocalDot {
-  View a, b;
-  KOKKOS_INLINE_FUNCTION void operator()(Index i, Index j, double& sum) const {
-    sum += a(i, j) * b(i, j);
-  }
-};
 struct UpdateSolution {  // x += alpha p, r -= alpha Ap
   View x, r, p, ap;
   double alpha;
@@ -157,14 +150,6 @@ void for_owned(const char* label, const Box& box, const Kernel& kernel) {
   if (!box.empty()) Kokkos::parallel_for(label, over(box), kernel);
 }
 
-// This rank's share of a . b.  (adlib::dot will replace this local part and
-// the schedule's reduce below.)
-double local_dot(const Box& box, const View& a, const View& b) {
-  double sum = 0;
-  if (!box.empty()) Kokkos::parallel_reduce("cg::dot", over(box), LocalDot{a, b}, sum);
-  return sum;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -184,25 +169,25 @@ int main(int argc, char** argv) {
 
     // The schedules, built once: the halo of p (the 5-point stencil needs
     // faces only, but the default box stencil costs the same messages here)
-    // and the one-value reductions over the array's group.
+    // and the dot products over the array's group.
     MPI_Barrier(MPI_COMM_WORLD);
     const double build_start = MPI_Wtime();
     adlib::WriteHalo halo(p);
-    const adlib::Comm members = adlib::group_comm(adlib::Group(grid));
-    const SumSchedule sum(members, 1);
+    const adlib::ArrayReduction dots(x);
+    const double bb = dots.dot(b, b);  // the first dot builds its reduction schedule
     const double build_s = MPI_Wtime() - build_start;
+    const adlib::Comm members = adlib::group_comm(adlib::Group(grid));
     const MaxSchedule largest(members, 1);  // the report's maxima over ranks
     if (root)
       std::printf(
           "cg: %ld x %ld Poisson on a %d x %d grid, tolerance %.1e, reductions: %s\n"
           " %8s %14s %12s\n",
           long(o.n), long(o.n), grid.extent(0), grid.extent(1), o.tol,
-          adlib::algorithm_name(sum.algorithm()), "iteration", "|r|/|b|", "iter/s");
+          adlib::algorithm_name(largest.algorithm()), "iteration", "|r|/|b|", "iter/s");
 
     // x = 0, r = b, p = r.
     Kokkos::deep_copy(r.local_view(), b.local_view());
     Kokkos::deep_copy(p.local_view(), b.local_view());
-    const double bb = sum.reduce(local_dot(owned, b.local_view(), b.local_view()));
     const double b_norm = std::sqrt(bb);
     double rr = bb;
     std::vector<double> history{b_norm > 0 ? 1.0 : 0.0};  // |r_k| / |b|, k = 0, 1, ...
@@ -216,18 +201,16 @@ int main(int argc, char** argv) {
       halo.execute(p);
       halo_s += MPI_Wtime() - t;
       for_owned("cg::apply", owned, ApplyA{p.local_view(), ap.local_view()});
-      const double local_pap = local_dot(owned, p.local_view(), ap.local_view());
       t = MPI_Wtime();
-      const double pap = sum.reduce(local_pap);
+      const double pap = dots.dot(p, ap);
       reduce_s += MPI_Wtime() - t;
 
       const double alpha = rr / pap;
       for_owned(
           "cg::update", owned,
           UpdateSolution{x.local_view(), r.local_view(), p.local_view(), ap.local_view(), alpha});
-      const double local_rr = local_dot(owned, r.local_view(), r.local_view());
       t = MPI_Wtime();
-      const double rr_next = sum.reduce(local_rr);
+      const double rr_next = dots.dot(r, r);
       reduce_s += MPI_Wtime() - t;
 
       for_owned("cg::direction", owned,
@@ -253,8 +236,7 @@ int main(int argc, char** argv) {
     // Check 1: the true residual |b - A x| / |b| (the recurrence's r drifts).
     halo.execute(x);
     for_owned("cg::residual", owned, Residual{x.local_view(), b.local_view(), r.local_view()});
-    const double true_residual =
-        std::sqrt(sum.reduce(local_dot(owned, r.local_view(), r.local_view()))) / b_norm;
+    const double true_residual = std::sqrt(dots.dot(r, r)) / b_norm;
     // Checks 2 and 3: the error against the discrete and continuous solutions.
     double errors[2] = {0, 0};  // against u_h, against u*
     const auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x.local_view());
@@ -284,9 +266,9 @@ int main(int argc, char** argv) {
       }
       std::printf(
           "\nschedules built once in %.3f ms: WriteHalo of p (rank 0 sends %zu messages), "
-          "RedxSchedule of 1 double (%s%s)\n",
+          "ArrayReduction of the dot products (%s%s)\n",
           build_max * 1e3, halo.schedule().plan().send_messages().size(),
-          adlib::algorithm_name(sum.algorithm()), sum.staged() ? ", staged" : "");
+          adlib::algorithm_name(largest.algorithm()), largest.staged() ? ", staged" : "");
       std::printf("  executed %d halo exchanges and %d reductions\n", iterations, 2 * iterations);
       const auto share = [&](double s) { return loop_s > 0 ? 100 * s / loop_s : 0.0; };
       std::printf(

@@ -28,9 +28,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include <adlib/collectives/array_reduction.hpp>
+#include <adlib/ranges/dist_array.hpp>
+#include <adlib/ranges/process_grid.hpp>
+#include <adlib/ranges/range_spec.hpp>
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/configuration.hpp>
 #include <adlib/schedules/redx_schedule.hpp>
@@ -121,9 +126,22 @@ void run_sum_line(const RdCase& c, const std::string& impl, double expected, dou
 void rd_case(Index n) {
   const RdCase c("RD-" + std::to_string(n), n);
 
-  // adlib lines go here: `adlib:setup` (the reduction's construction) and
-  // `adlib` (the global sum of a block-distributed DistArray), each through
-  // run_sum_line with c.global_sum().
+  {
+    // A block-distributed DistArray of the same global values x[g] = g.
+    const adlib::ProcessGrid grid(comm(), {c.p});
+    adlib::DistArray<double, 1, Kokkos::HostSpace> x(grid, {adlib::block(n)});
+    x.fill([](const auto& g) { return static_cast<double>(g[0]); });
+    std::unique_ptr<adlib::ArrayReduction<double, 1, Kokkos::HostSpace>> reduction;
+    const Measurement setup = time_setup([&] {
+      reduction = std::make_unique<adlib::ArrayReduction<double, 1, Kokkos::HostSpace>>(x);
+      reduction->sum(x);  // the group's one-element schedule is made on first use
+    });
+    report({c.name, "adlib:setup", "setup", setup, 0, 0,
+            "ArrayReduction construction and its first sum (which builds the schedule)", false});
+    run_sum_line(c, "adlib", c.global_sum(), c.p > 1 ? sizeof(double) : 0.0,
+                 "ArrayReduction::sum of a block DistArray (8-lane local fold + RedxSchedule)",
+                 [&] { return reduction->sum(x); });
+  }
 
   run_sum_line(c, "mpi", c.global_sum(), c.p > 1 ? sizeof(double) : 0.0,
                "local sum (4 accumulators) + MPI_Allreduce of one double", [&] {
@@ -188,7 +206,7 @@ void rdv_case(Index l) {
     adlib::Configuration config = adlib::Configuration::environment();
     if (algorithm != ReductionAlgorithm::automatic) config.reduction = algorithm;
     adlib::RedxSchedule<double, adlib::op::Add, Kokkos::HostSpace> sum(adlib::Comm(comm()), l,
-                                                                        adlib::op::add, config);
+                                                                       adlib::op::add, config);
     const std::string impl = algorithm == ReductionAlgorithm::automatic
                                  ? std::string("adlib")
                                  : std::string("adlib-") + adlib::algorithm_name(algorithm);
