@@ -46,6 +46,7 @@
 #include <adlib/collectives/boundary.hpp>
 #include <adlib/collectives/depth_halo.hpp>
 #include <adlib/collectives/depth_halo_plan.hpp>
+#include <adlib/collectives/dimension_reduction.hpp>
 #include <adlib/collectives/field_reductions.hpp>
 #include <adlib/collectives/gather.hpp>
 #include <adlib/collectives/gather_all.hpp>
