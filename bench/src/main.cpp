@@ -86,6 +86,7 @@ int main(int argc, char** argv) {
       bench::register_reduction_cases();
       bench::register_plan_cases();
       bench::register_transfer_cases();
+      bench::register_reduction_dim_cases();
       if (!listing) {
         bench::write_meta();
         bench::print_table_header();

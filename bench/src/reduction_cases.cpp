@@ -1,26 +1,23 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Reduction and broadcast cases (bench/README.md, RD-N, RDV-L and its sweep,
-// RDD-N, BC1-L).  Raw-MPI baselines:
+// BC1-L; RDD-N is in reduction_dim_cases.cpp).
 //
-//   RD-N    mpi            local sum (4 independent accumulators) + MPI_Allreduce
+//   RD-N    adlib:setup    ArrayReduction construction and its first sum
+//           adlib          ArrayReduction::sum of a block DistArray
+//           mpi            local sum (4 independent accumulators) + MPI_Allreduce
 //                          of one double
 //           floor          the local sum alone
-//   RDV-L   mpi-allreduce  MPI_Allreduce(x, y, L, MPI_DOUBLE, MPI_SUM)
+//   RDV-L   adlib          RedxSchedule, the automatic choice, out of place
+//           adlib-<name>   the same with one algorithm forced
+//           mpi-allreduce  MPI_Allreduce(x, y, L, MPI_DOUBLE, MPI_SUM)
 //           floor          one MPI_Sendrecv of L doubles with rank r^1
-//   RDD-N   mpi            local column sums (row-major loop) + MPI_Allreduce
-//                          of N doubles
 //   BC1-L   mpi-bcast      MPI_Bcast of the section [L, 2L) from the rank that
 //                          owns it (one MPI_Bcast per owner if it is split)
 //
-// The library lines come first in every case, where the comments "adlib
-// lines go here" stand: RD and RDD `adlib:setup` and `adlib`, RDV `adlib`
-// (automatic choice) and one `adlib-<algorithm>` per forced algorithm (mpi,
-// recursive_doubling, reduce_scatter_allgather, ring, node_aware), BC1
-// `adlib`.  Each case's data and serial reference (the *Case structs:
-// global_sum, reduced, column_sum, verify_out) do not depend on any
-// implementation, and RD's and RDV's run_sum_line / run_allreduce_line
-// poison, verify, time and report one line, so such a line is its setup
-// plus one call.
+// Each case's data and serial reference (the *Case structs: global_sum,
+// reduced, verify_out) do not depend on any implementation, and RD's and
+// RDV's run_sum_line / run_allreduce_line poison, verify, time and report
+// one line, so a line is its setup plus one call.
 #include <benchmark/benchmark.h>
 #include <mpi.h>
 
@@ -241,59 +238,6 @@ void rdv_case(Index l) {
           "one MPI_Sendrecv of L doubles with rank r^1 (x into y), no arithmetic"});
 }
 
-// ---- RDD-N: sum of an N x N array along dimension 0 -------------------------------------------
-
-struct RddCase {
-  std::string name;
-  Index n = 0;
-  int p = 1, r = 0;
-  Index lo = 0, rows = 0;  // the owned rows [lo, lo + rows) of a P x 1 grid
-  std::vector<double> a;   // row-major rows x N, a[(i-lo)*N + j] = double(i*N + j)
-
-  RddCase(const std::string& case_name, Index n_global)
-      : name(case_name), n(n_global), p(size()), r(rank()), lo(block_lo(n, p, r)) {
-    rows = block_lo(n, p, r + 1) - lo;
-    a.resize(static_cast<std::size_t>(rows * n));
-    for (std::size_t e = 0; e < a.size(); ++e) a[e] = static_cast<double>(lo * n + Index(e));
-  }
-  double bytes() const { return static_cast<double>(a.size() * sizeof(double)); }
-  double offrank_bytes() const { return p > 1 ? static_cast<double>(n * 8) : 0.0; }
-  // s[j] = sum_i (i*N + j) = N * N(N-1)/2 + N*j, exact.
-  double column_sum(std::size_t j) const {
-    return static_cast<double>(n * (n * (n - 1) / 2) + n * Index(j));
-  }
-};
-
-void rdd_case(Index n) {
-  const RddCase c("RDD-" + std::to_string(n), n);
-  const auto width = static_cast<std::size_t>(n);
-  std::vector<double> s(width);  // the replicated result
-
-  // adlib lines go here: `adlib:setup` (the reduction's construction) and
-  // `adlib` (the sum along dimension 0 of a DistArray on the P x 1 grid),
-  // each verified into s against c.column_sum.
-
-  {  // mpi
-    std::vector<double> partial(width);
-    auto op = [&] {
-      double* __restrict__ ps = partial.data();
-      std::fill(partial.begin(), partial.end(), 0.0);
-      for (Index i = 0; i < c.rows; ++i) {
-        const double* __restrict__ row = c.a.data() + i * n;
-        for (std::size_t j = 0; j < width; ++j) ps[j] += row[j];
-      }
-      MPI_Allreduce(ps, s.data(), static_cast<int>(n), MPI_DOUBLE, MPI_SUM, comm());
-    };
-    const Measurement m = verified_time_op([&] { poison(s); }, op,
-                                           [&](const char* phase) {
-                                             verify(c.name, "mpi", phase, s.data(), s.size(),
-                                                    [&](std::size_t j) { return c.column_sum(j); });
-                                           });
-    report({c.name, "mpi", "op", m, c.bytes(), c.offrank_bytes(),
-            "local column sums (row-major loop) + MPI_Allreduce of N doubles"});
-  }
-}
-
 // ---- BC1-L: broadcast of a section of a block-distributed vector ------------------------------
 
 struct Bc1Case {
@@ -380,7 +324,6 @@ void register_reduction_cases() {
   add_case("RD-4194304", [] { rd_case(Index(1) << 22); });
   for (const Index l : {Index(1), Index(16), Index(256), Index(4096), Index(65536), Index(1) << 20})
     add_case("RDV-" + std::to_string(l), [l] { rdv_case(l); });
-  add_case("RDD-4096", [] { rdd_case(4096); });
   add_case("BC1-1048576", [] { bc1_case(Index(1) << 20); });
 }
 
