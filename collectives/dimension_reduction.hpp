@@ -341,7 +341,7 @@ class DimensionReduction {
   /// The masks of the masked forms: true where an element counts.
   using mask_type = DistArray<bool, Rank, MemorySpace>;
   /// The results of sum, product, maxval and minval; other operations'
-  /// results hold result_type<U> (std::int64_t for maxloc, minloc and
+  /// results hold arrays of another element type (std::int64_t for maxloc, minloc and
   /// count, bool for any and all).
   template <class U = T>
   using result_type = DistArray<U, Rank - 1, MemorySpace>;
