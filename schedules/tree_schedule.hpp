@@ -51,11 +51,11 @@ namespace detail {
 /// What both broadcast schedules share: agreement, algorithm, staging and
 /// the executor of a contiguous vector of `count` elements in MemorySpace.
 template <class T, class MemorySpace>
-class Broadcast {
+class BroadcastCore {
  public:
   /// Collective over `members`.
-  Broadcast(const Comm& members, std::int64_t count, int root, const Configuration& config,
-            const char* operation, std::string local_error, std::uint64_t fingerprint)
+  BroadcastCore(const Comm& members, std::int64_t count, int root, const Configuration& config,
+                const char* operation, std::string local_error, std::uint64_t fingerprint)
       : comm_(members), count_(count), root_(root), operation_(operation) {
     static_assert(std::is_trivially_copyable<T>::value, "broadcast elements travel as bytes");
     if (local_error.empty()) local_error = config.error;
@@ -189,7 +189,7 @@ class TreeSchedule {
   int root() const { return core_.root(); }
 
  private:
-  detail::Broadcast<T, MemorySpace> core_;
+  detail::BroadcastCore<T, MemorySpace> core_;
 };
 
 /// A broadcast of the root's strided block into every member's block (see
@@ -241,7 +241,7 @@ class BlockTreeSchedule {
   }
 
   StridedBlock block_;
-  detail::Broadcast<T, MemorySpace> core_;
+  detail::BroadcastCore<T, MemorySpace> core_;
   Kokkos::View<T*, MemorySpace> buffer_;
 };
 
