@@ -44,6 +44,7 @@
 #include <adlib/collectives/array_scatter.hpp>
 #include <adlib/collectives/array_subscripts.hpp>
 #include <adlib/collectives/boundary.hpp>
+#include <adlib/collectives/broadcast.hpp>
 #include <adlib/collectives/depth_halo.hpp>
 #include <adlib/collectives/depth_halo_plan.hpp>
 #include <adlib/collectives/dimension_reduction.hpp>

@@ -9,7 +9,7 @@
 ///   adlib::DistArray<double, 2> a(grid, {adlib::block(n), adlib::cyclic(m)});
 ///   auto column = a.section({adlib::Triplet::all(n), adlib::Triplet{k, k, 1}});  // one owner
 ///   adlib::Broadcast from_owner(column);       // plan once (for column's layout)
-///   Kokkos::View<double**> copy("copy", n, 1); // the section's shape, C order
+///   Kokkos::View<double**, Kokkos::LayoutRight> copy("copy", n, 1);  // its shape
 ///   from_owner.execute(column, copy);          // every process of a's group: a(:, k)
 ///   auto again = adlib::broadcast(column);     // one-shot: a View of the section
 ///   double pivot = adlib::broadcast_value(a, i, k);  // one element, on every process
