@@ -150,6 +150,8 @@ Configuration Configuration::parse(const std::function<const char*(const char*)>
   if (value("ADLIB_BROADCAST", v)) c.broadcast = parse_broadcast_setting("ADLIB_BROADCAST", v);
   if (value("ADLIB_REDUCTION_LONG_BYTES", v))
     c.reduction_long_bytes = parse_bytes_setting("ADLIB_REDUCTION_LONG_BYTES", v);
+  if (value("ADLIB_REDUCTION_SPLIT_BYTES", v))
+    c.reduction_split_bytes = parse_bytes_setting("ADLIB_REDUCTION_SPLIT_BYTES", v);
   if (value("ADLIB_RANKS_PER_NODE", v))
     c.ranks_per_node = parse_count_setting("ADLIB_RANKS_PER_NODE", v);
   return c;
@@ -194,6 +196,7 @@ std::uint64_t Configuration::fingerprint() const {
   h = detail::hash_mix(h, static_cast<std::uint64_t>(reduction));
   h = detail::hash_mix(h, static_cast<std::uint64_t>(broadcast));
   h = detail::hash_mix(h, static_cast<std::uint64_t>(reduction_long_bytes));
+  h = detail::hash_mix(h, static_cast<std::uint64_t>(reduction_split_bytes));
   h = detail::hash_mix(h, static_cast<std::uint64_t>(ranks_per_node));
   return h;
 }
@@ -206,6 +209,7 @@ std::string Configuration::describe() const {
          " force_staging=" + (force_staging ? "1" : "0") +
          " reduction=" + algorithm_name(reduction) + " broadcast=" + algorithm_name(broadcast) +
          " reduction_long_bytes=" + std::to_string(reduction_long_bytes) +
+         " reduction_split_bytes=" + std::to_string(reduction_split_bytes) +
          " ranks_per_node=" + std::to_string(ranks_per_node);
 }
 

@@ -21,6 +21,7 @@
 ///   ADLIB_REDUCTION=auto|mpi|recursive_doubling|reduce_scatter_allgather|ring|node_aware
 ///   ADLIB_BROADCAST=auto|mpi|binomial_tree|node_aware
 ///   ADLIB_REDUCTION_LONG_BYTES=<bytes>  the automatic reduction's long-vector threshold
+///   ADLIB_REDUCTION_SPLIT_BYTES=<bytes> from here it splits the vector below 4 members
 ///   ADLIB_RANKS_PER_NODE=<count>        0: the machine's nodes; k: nodes of k ranks (simulated)
 /// @endverbatim
 /// A boolean is one of 1, 0, true, false, on, off, yes, no (any letter case);
@@ -67,6 +68,10 @@ struct Configuration {
   /// it, as a short one (latency-bound).  Measured crossover on the reference
   /// machines: see docs/algorithm_selection.md.
   std::int64_t reduction_long_bytes = 4096;
+  /// ADLIB_REDUCTION_SPLIT_BYTES: from this many bytes the automatic choice
+  /// splits a long vector among the members (each combines only its share)
+  /// even below 4 members, where whole-vector exchanges otherwise win.
+  std::int64_t reduction_split_bytes = 1 << 20;
   /// ADLIB_RANKS_PER_NODE: 0 (the default) groups ranks into nodes as MPI
   /// sees them (MPI_Comm_split_type with MPI_COMM_TYPE_SHARED); k > 0 makes
   /// nodes of k consecutive ranks, so one machine can test node-aware

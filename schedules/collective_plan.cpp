@@ -301,10 +301,14 @@ ReductionAlgorithm choose_reduction(const Configuration& config, std::int64_t by
     return ReductionAlgorithm::mpi;
   }
   // Below 4 members, one or two exchanges of the whole vector beat splitting
-  // it: reduce-scatter + allgather moves as many bytes at P = 2 in twice the
-  // rounds (measured on the reference machines: RDV-4096 7.7 against 20.5 us,
-  // RDV-65536 72 against 224 us, docs/reduction_schedules.md).
-  if (size < 4) return ReductionAlgorithm::recursive_doubling;
+  // it (reduce-scatter + allgather moves as many bytes at P = 2 in twice the
+  // rounds: RDV-4096 6.4 against 10.6 us, RDV-65536 68 against 71-76 us), until
+  // the vector is so long that combining it whole costs more than the second
+  // round: then the ring, which at P = 2 and 3 needs no fold (RDV-1048576:
+  // 1759-2092 against 2412-2869 us; docs/algorithm_selection.md).
+  if (size < 4)
+    return bytes >= config.reduction_split_bytes ? ReductionAlgorithm::ring
+                                                 : ReductionAlgorithm::recursive_doubling;
   const bool power_of_two = (size & (size - 1)) == 0;
   // Folding a non-power-of-two count costs one more pass over the whole
   // vector; the ring avoids it when each of its P segments is itself long.

@@ -80,7 +80,8 @@ CollectivePlan plan_broadcast(BroadcastAlgorithm algorithm, int root, int rank, 
 /// - one member: nothing to exchange (any algorithm; recursive_doubling);
 /// - several nodes with several members each and a short vector: node_aware;
 /// - a short vector: mpi;
-/// - a long vector over fewer than 4 members: recursive_doubling;
+/// - a long vector over fewer than 4 members: recursive_doubling, and from
+///   Configuration::reduction_split_bytes the ring;
 /// - a long vector: reduce_scatter_allgather over a power-of-two count of
 ///   members, ring otherwise (when each of the P segments is long too).
 ReductionAlgorithm choose_reduction(const Configuration& config, std::int64_t bytes, int size,

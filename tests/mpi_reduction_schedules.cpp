@@ -46,7 +46,8 @@ Configuration forcing(ReductionAlgorithm reduction, std::int64_t ranks_per_node)
   Configuration c = Configuration::environment();
   c.reduction = reduction;
   c.ranks_per_node = ranks_per_node;
-  c.reduction_long_bytes = 64;  // so the automatic choice takes both branches
+  c.reduction_long_bytes = 64;     // so the automatic choice takes every branch
+  c.reduction_split_bytes = 4096;
   return c;
 }
 Configuration forcing(BroadcastAlgorithm broadcast, std::int64_t ranks_per_node) {

@@ -235,10 +235,12 @@ TEST(CollectivePlan, AutomaticChoiceFollowsSizeProcessesAndNodes) {
   EXPECT_EQ(adlib::choose_reduction(config, 1 << 20, 6, 1, 6), ReductionAlgorithm::ring);
   EXPECT_EQ(adlib::choose_reduction(config, 8192, 6, 1, 6),
             ReductionAlgorithm::reduce_scatter_allgather);
-  EXPECT_EQ(adlib::choose_reduction(config, 1 << 20, 2, 1, 2),
+  EXPECT_EQ(adlib::choose_reduction(config, 1 << 19, 2, 1, 2),
             ReductionAlgorithm::recursive_doubling);
-  EXPECT_EQ(adlib::choose_reduction(config, 1 << 20, 3, 1, 3),
+  EXPECT_EQ(adlib::choose_reduction(config, 1 << 19, 3, 1, 3),
             ReductionAlgorithm::recursive_doubling);
+  EXPECT_EQ(adlib::choose_reduction(config, 1 << 20, 2, 1, 2), ReductionAlgorithm::ring);
+  EXPECT_EQ(adlib::choose_reduction(config, 1 << 20, 3, 1, 3), ReductionAlgorithm::ring);
   config.reduction = ReductionAlgorithm::ring;
   EXPECT_EQ(adlib::choose_reduction(config, 8, 8, 1, 8), ReductionAlgorithm::ring);
   EXPECT_EQ(adlib::choose_broadcast(config, 8, 8, 2, 4), BroadcastAlgorithm::node_aware);
@@ -257,10 +259,12 @@ TEST(CollectivePlan, ConfigurationParsesAlgorithms) {
   const adlib::Configuration c = parse({{"ADLIB_REDUCTION", "Ring"},
                                         {"ADLIB_BROADCAST", "binomial_tree"},
                                         {"ADLIB_REDUCTION_LONG_BYTES", "1024"},
+                                        {"ADLIB_REDUCTION_SPLIT_BYTES", "65536"},
                                         {"ADLIB_RANKS_PER_NODE", "2"}});
   EXPECT_EQ(c.reduction, ReductionAlgorithm::ring);
   EXPECT_EQ(c.broadcast, BroadcastAlgorithm::binomial_tree);
   EXPECT_EQ(c.reduction_long_bytes, 1024);
+  EXPECT_EQ(c.reduction_split_bytes, 65536);
   EXPECT_EQ(c.ranks_per_node, 2);
   EXPECT_NE(c.fingerprint(), adlib::Configuration().fingerprint());
   EXPECT_THROW(parse({{"ADLIB_REDUCTION", "fastest"}}), adlib::Error);
