@@ -80,4 +80,12 @@ class BlockRedxSchedule {
   Kokkos::View<T*, MemorySpace> buffer_;
 };
 
+/// Adlib's BlockRedx2Schedule: the all-reduce of a strided block of values
+/// with their locations (Located<T, N>), keeping the largest
+/// (op::MaxLocation) or smallest (op::MinLocation) value of each element
+/// and, of equal ones, the first location.
+template <class T, int N, class Op = op::MaxLocation,
+          class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
+using BlockRedx2Schedule = BlockRedxSchedule<Located<T, N>, Op, MemorySpace>;
+
 }  // namespace adlib

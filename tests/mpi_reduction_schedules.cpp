@@ -46,7 +46,7 @@ Configuration forcing(ReductionAlgorithm reduction, std::int64_t ranks_per_node)
   Configuration c = Configuration::environment();
   c.reduction = reduction;
   c.ranks_per_node = ranks_per_node;
-  c.reduction_long_bytes = 64;     // so the automatic choice takes every branch
+  c.reduction_long_bytes = 64;  // so the automatic choice takes every branch
   c.reduction_split_bytes = 4096;
   return c;
 }
@@ -233,6 +233,29 @@ TEST(BlockRedxSchedule, ReducesAStridedBlockAndLeavesTheRestAlone) {
         ASSERT_EQ(memory(i), -1 - i) << "element " << i << " outside the block";
       }
     }
+}
+
+TEST(BlockRedx2Schedule, KeepsEachElementsExtremeAndItsFirstLocation) {
+  const Comm world(MPI_COMM_WORLD);
+  const int P = world.size(), me = world.rank();
+  for (ReductionAlgorithm algorithm : kReductions) {
+    // Element k of every member's 3-element block, every 2nd of 6: the
+    // value k % 2 + me % 3 sits at location (me, k).
+    Kokkos::View<adlib::Located<int, 2>*, Host> memory("memory", 6);
+    for (int k = 0; k < 3; ++k) memory(2 * k) = {k % 2 + me % 3, {me, k}};
+    adlib::BlockRedx2Schedule<int, 2, adlib::op::MaxLocation, Host> where(
+        world, adlib::StridedBlock::make(0, {3}, {2}), adlib::op::max_location,
+        forcing(algorithm, 2));
+    where.execute(memory.data());
+    for (int k = 0; k < 3; ++k) {
+      int best = -1, at = -1;
+      for (int m = 0; m < P; ++m)
+        if (k % 2 + m % 3 > best) best = k % 2 + m % 3, at = m;
+      ASSERT_EQ(memory(2 * k).value, best) << adlib::algorithm_name(algorithm);
+      ASSERT_EQ(memory(2 * k).location[0], at);
+      ASSERT_EQ(memory(2 * k).location[1], k);
+    }
+  }
 }
 
 TEST(TreeSchedule, BroadcastsFromEveryRoot) {
