@@ -230,7 +230,30 @@ struct AccumulateRows {
     const std::int64_t hi = lo + chunk < length ? lo + chunk : length;
     value* acc = partial + o * length;
     for (std::int64_t l = lo; l < hi; ++l) acc[l] = K::identity();
-    for (std::int64_t j = 0; j < n; ++j) {
+    std::int64_t j = 0;
+    if constexpr (!Masked) {
+      // Four source rows per pass over the partial row: it is read and
+      // written once per four rows instead of once per row, which is what
+      // a plain row-major column sum spends most of its cache traffic on.
+      // The rows are joined as acc (x) (((r0 (x) r1) (x) r2) (x) r3): a
+      // fixed order, so every run gives the same bits.
+      for (; j + 4 <= n; j += 4) {
+        const T* r0 = source + row_base(o) + along(j);
+        const T* r1 = source + row_base(o) + along(j + 1);
+        const T* r2 = source + row_base(o) + along(j + 2);
+        const T* r3 = source + row_base(o) + along(j + 3);
+        const std::int64_t p0 = position(j), p1 = position(j + 1), p2 = position(j + 2),
+                           p3 = position(j + 3);
+        for (std::int64_t l = lo; l < hi; ++l) {
+          value v = K::lift(r0[l], p0);
+          K::join(v, K::lift(r1[l], p1));
+          K::join(v, K::lift(r2[l], p2));
+          K::join(v, K::lift(r3[l], p3));
+          K::join(acc[l], v);
+        }
+      }
+    }
+    for (; j < n; ++j) {
       const std::int64_t offset = row_base(o) + along(j), p = position(j);
       const T* row = source + offset;
       if constexpr (Masked) {
