@@ -117,17 +117,21 @@ TEST(RedxSchedule, SumsMinimaMaximaAndProductsOfIntegers) {
 TEST(RedxSchedule, OutOfPlaceLeavesTheInputAlone) {
   for (const Comm& members : member_sets())
     for (ReductionAlgorithm algorithm : kReductions)
-      for (std::int64_t count : {0, 1, 5, 7, 1000}) {
+      // 70001 elements: half a MiB, messages in MPI's rendezvous protocol.
+      for (std::int64_t count : {0, 1, 5, 7, 1000, 70001}) {
         const int P = members.size(), me = members.rank();
         adlib::RedxSchedule<std::int64_t, adlib::op::Add, Host> sum(members, count, adlib::op::add,
                                                                     forcing(algorithm, 2));
         std::vector<std::int64_t> in(count), out(count, -99);
         for (std::int64_t k = 0; k < count; ++k) in[k] = me * 31 + k;
         sum.execute(in.data(), out.data());
+        std::vector<std::int64_t> again(in);
+        sum.execute(again.data());  // in place too
         for (std::int64_t k = 0; k < count; ++k) {
           ASSERT_EQ(in[k], me * 31 + k) << adlib::algorithm_name(algorithm) << " changed its input";
           ASSERT_EQ(out[k], 31 * P * (P - 1) / 2 + P * k)
               << adlib::algorithm_name(algorithm) << " count " << count << " element " << k;
+          ASSERT_EQ(again[k], out[k]) << "in place differs from out of place";
         }
       }
 }
