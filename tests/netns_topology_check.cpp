@@ -74,16 +74,15 @@ int main(int argc, char** argv) {
   MPI_Allreduce(&is_leader, &leaders, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   check(leaders == hosts,
         std::to_string(leaders) + " node communicators, expected " + std::to_string(hosts));
-  check(node_size == per_host,
-        "node communicator of " + std::to_string(node_size) + " ranks, expected " +
-            std::to_string(per_host));
+  check(node_size == per_host, "node communicator of " + std::to_string(node_size) +
+                                   " ranks, expected " + std::to_string(per_host));
   // By-slot placement: node rank j of host h is world rank h*K + j.
   std::vector<int> members(node_size);
   MPI_Allgather(&world_rank, 1, MPI_INT, members.data(), 1, MPI_INT, node);
   for (int j = 0; j < node_size; ++j)
-    check(members[j] == host * per_host + j,
-          "node rank " + std::to_string(j) + " is world rank " + std::to_string(members[j]) +
-              ", expected " + std::to_string(host * per_host + j));
+    check(members[j] == host * per_host + j, "node rank " + std::to_string(j) + " is world rank " +
+                                                 std::to_string(members[j]) + ", expected " +
+                                                 std::to_string(host * per_host + j));
   check(node_rank == env_int("OMPI_COMM_WORLD_LOCAL_RANK", node_rank),
         "node rank differs from OMPI_COMM_WORLD_LOCAL_RANK");
   check(node_size == env_int("OMPI_COMM_WORLD_LOCAL_SIZE", node_size),
@@ -133,8 +132,8 @@ int main(int argc, char** argv) {
                  MPI_STATUS_IGNORE);
     std::size_t wrong = 0;
     for (std::size_t i = 0; i < bytes; ++i) wrong += in[i] != pattern(from, i);
-    check(wrong == 0, std::to_string(wrong) + " of " + std::to_string(bytes) +
-                          " bytes from rank " + std::to_string(from) + " wrong");
+    check(wrong == 0, std::to_string(wrong) + " of " + std::to_string(bytes) + " bytes from rank " +
+                          std::to_string(from) + " wrong");
   }
 
   // ---- verdict -----------------------------------------------------------------
