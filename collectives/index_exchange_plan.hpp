@@ -59,6 +59,10 @@ class SubscriptRequests final : public RequestSource {
   std::size_t size() const override { return subscripts_.size() * replicas_; }
   /// Resolves requests [first, first + count).
   void fill(std::size_t first, std::size_t count, ElementRequest* out) const override;
+  /// True: owners come from the layout (ranks of its communicator) and
+  /// offsets from its local maps, for subscripts the caller checked first
+  /// (subscript_error; a rank with bad subscripts resolves none).
+  bool valid_by_construction() const override { return true; }
 
  private:
   // The serving rank of each owning coordinate, remembered in a small
@@ -92,7 +96,7 @@ std::vector<ElementRequest> resolve_subscripts(const ArrayLayout& layout,
 /// SubscriptRequests.
 inline DataRequests plan_requests(const ArrayLayout& layout, const std::vector<Index>& subscripts,
                                   int me, RemoteAccess access) {
-  return plan_data_requests(SubscriptRequests(layout, subscripts, me, access), access);
+  return plan_data_requests(SubscriptRequests(layout, subscripts, me, access), access, me);
 }
 
 /// This rank's verdict on a Gather's or Scatter's arguments: `caller_error`

@@ -14,10 +14,10 @@
 /// layer knows nothing of distributions.
 ///
 ///  1. plan_data_requests (pure): the requests grouped by owner, one message
-///     per owner; a write's sorted by the owner's offsets, so the owner
-///     combines into its memory upwards, a read's by the requester's, so the
-///     requester writes its memory upwards (a random write costs a read for
-///     ownership, a random read does not);
+///     per owner, sorted by the owner's offsets (so the owner reads or
+///     combines into its memory upwards); a read's requests to itself, which
+///     become a local copy, are put in the requester's order instead, so the
+///     copy writes upwards;
 ///  2. negotiate_data_plan (collective): those messages go to the owners, and
 ///     each owner lists what it received as index-list sends
 ///     (ExchangePlan::send_indices) to the requester.
@@ -72,6 +72,11 @@ class RequestSource {
   /// out[0, count) = requests first, ..., first + count - 1 (always the same
   /// requests for the same positions).
   virtual void fill(std::size_t first, std::size_t count, ElementRequest* out) const = 0;
+  /// True when every request names an owner of the communicator and
+  /// non-negative offsets by construction (its producer checked its own
+  /// input), so negotiate_data_plan need not read the requests once more to
+  /// check them: finding an owner is most of a request's planning cost.
+  virtual bool valid_by_construction() const { return false; }
 
  protected:
   ~RequestSource() = default;
@@ -128,11 +133,14 @@ inline std::string check_requests(const std::vector<ElementRequest>& requests, i
 
 /// The requester's half (see the file overview), for valid requests.  Local
 /// offsets must be distinct for a read (each position receives one value).
-DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess access);
+/// `self` is the requesting rank (a read's requests to it are ordered for a
+/// local copy); -1 when unknown.
+DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess access,
+                                int self = -1);
 /// plan_data_requests of stored requests.
 inline DataRequests plan_data_requests(const std::vector<ElementRequest>& requests,
-                                       RemoteAccess access) {
-  return plan_data_requests(StoredRequests(requests), access);
+                                       RemoteAccess access, int self = -1) {
+  return plan_data_requests(StoredRequests(requests), access, self);
 }
 
 /// The owner's half: every received request (sender, owner offsets) becomes

@@ -66,16 +66,20 @@ class OwnerGroups {
 
  private:
   std::size_t group(int owner) {
-    if (owner != last_owner_) {
-      const auto found = group_of_.emplace(owner, owners_.size());
-      if (found.second) {
-        owners_.push_back(owner);
-        start_.push_back(0);
-      }
-      last_owner_ = owner;
-      last_group_ = found.first->second;
+    // Requests in random order change owner at almost every request: a
+    // small direct-mapped cache answers most of them without hashing (and
+    // without emplace's node allocation, which it makes even for a key
+    // already present).
+    Recent& recent = recent_[static_cast<unsigned>(owner) % kRecent];
+    if (recent.owner == owner) return recent.group;
+    auto found = group_of_.find(owner);
+    if (found == group_of_.end()) {
+      found = group_of_.emplace(owner, owners_.size()).first;
+      owners_.push_back(owner);
+      start_.push_back(0);
     }
-    return last_group_;
+    recent = {owner, found->second};
+    return found->second;
   }
 
   std::unordered_map<int, std::size_t> group_of_;
@@ -83,8 +87,12 @@ class OwnerGroups {
   std::vector<std::size_t> start_;  ///< counts in pass 1, then first slots (and the total)
   std::vector<std::size_t> next_;   ///< pass 2: each group's next slot
   std::size_t largest_ = 0;
-  int last_owner_ = -1;
-  std::size_t last_group_ = 0;
+  struct Recent {
+    int owner = -1;
+    std::size_t group = 0;
+  };
+  static constexpr unsigned kRecent = 64;
+  Recent recent_[kRecent];
 };
 
 }  // namespace adlib

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <new>
 #include <utility>
@@ -87,20 +88,33 @@ TEST(PlanDataRequests, WritesGroupByAscendingOwnerAndSendEveryRepeatInRequestOrd
 }
 
 TEST(PlanDataRequests, ReadsFetchARepeatOnceAndFanItOut) {
-  const DataRequests r = adlib::plan_data_requests(kMixed, RemoteAccess::read);
+  // Rank 0 requests: owners 1 and 3 are other ranks, owner 0 is itself.
+  const DataRequests r = adlib::plan_data_requests(kMixed, RemoteAccess::read, /*self=*/0);
   EXPECT_EQ(peers_of(r.to_owners), (std::vector<int>{0, 1, 3}));
   ASSERT_EQ(r.to_owners.size(), 3u);
   ASSERT_EQ(r.plan.exchange.recv_indices.size(), 3u);
   EXPECT_EQ(r.to_owners[1].values, (Offsets{4}));
   EXPECT_EQ(r.plan.exchange.recv_indices[1].offsets, (Offsets{4}));
   // The lowest local offset asking for each element receives it, and a
-  // read's message follows the requester's offsets upwards.
-  EXPECT_EQ(r.to_owners[2].values, (Offsets{5, 2, 9}));
-  EXPECT_EQ(r.plan.exchange.recv_indices[2].offsets, (Offsets{0, 1, 6}));
+  // message to another rank follows the owner's offsets upwards.
+  EXPECT_EQ(r.to_owners[2].values, (Offsets{2, 5, 9}));
+  EXPECT_EQ(r.plan.exchange.recv_indices[2].offsets, (Offsets{1, 0, 6}));
   std::map<std::int64_t, std::int64_t> fan_out;
   for (const adlib::FanOut& f : r.plan.fan_out) {
     EXPECT_TRUE(fan_out.emplace(f.to, f.from).second) << "target " << f.to << " twice";
   }
+  EXPECT_EQ(fan_out, (std::map<std::int64_t, std::int64_t>{{3, 1}, {2, 0}, {7, 4}}));
+}
+
+TEST(PlanDataRequests, ReadsFromSelfFollowTheRequestersOffsets) {
+  // The same requests made by rank 3: its requests to itself become a local
+  // copy, which writes its memory upwards; the fan-out is the same.
+  const DataRequests r = adlib::plan_data_requests(kMixed, RemoteAccess::read, /*self=*/3);
+  ASSERT_EQ(r.to_owners.size(), 3u);
+  EXPECT_EQ(r.to_owners[2].values, (Offsets{5, 2, 9}));
+  EXPECT_EQ(r.plan.exchange.recv_indices[2].offsets, (Offsets{0, 1, 6}));
+  std::map<std::int64_t, std::int64_t> fan_out;
+  for (const adlib::FanOut& f : r.plan.fan_out) fan_out.emplace(f.to, f.from);
   EXPECT_EQ(fan_out, (std::map<std::int64_t, std::int64_t>{{3, 1}, {2, 0}, {7, 4}}));
 }
 
@@ -136,18 +150,26 @@ TEST(PlanDataRequests, LargeGroupsSortStablyByOwnerOffset) {
     wrong += w.to_owners[0].values[i] != reference[i].first ||
              w.plan.exchange.recv_indices[0].offsets[i] != reference[i].second;
   EXPECT_EQ(wrong, 0u);
-  // A read sends each distinct offset once and fans out the rest.
-  const DataRequests r = adlib::plan_data_requests(requests, RemoteAccess::read);
+  // A read sends each distinct offset once and fans out the rest; from
+  // another rank in the owner's order, from itself (rank 7) in the
+  // requester's.
   std::size_t distinct = 1;
   for (std::size_t i = 1; i < reference.size(); ++i)
     distinct += reference[i].first != reference[i - 1].first;
-  EXPECT_EQ(r.to_owners[0].values.size(), distinct);
-  EXPECT_EQ(r.plan.fan_out.size(), reference.size() - distinct);
-  const Offsets& received = r.plan.exchange.recv_indices[0].offsets;
-  EXPECT_TRUE(std::is_sorted(received.begin(), received.end()));
-  for (std::size_t i = 0; i < received.size(); ++i)  // local offset k asked for offset of k
-    EXPECT_EQ(r.to_owners[0].values[i],
-              requests[static_cast<std::size_t>(received[i])].owner_offset);
+  for (const int self : {0, 7}) {
+    const DataRequests r = adlib::plan_data_requests(requests, RemoteAccess::read, self);
+    EXPECT_EQ(r.to_owners[0].values.size(), distinct);
+    EXPECT_EQ(r.plan.fan_out.size(), reference.size() - distinct);
+    const Offsets& sent = r.to_owners[0].values;
+    const Offsets& received = r.plan.exchange.recv_indices[0].offsets;
+    if (self == 7)
+      EXPECT_TRUE(std::is_sorted(received.begin(), received.end()));
+    else
+      EXPECT_TRUE(std::adjacent_find(sent.begin(), sent.end(), std::greater_equal<>()) ==
+                  sent.end());  // strictly ascending: each offset once
+    for (std::size_t i = 0; i < received.size(); ++i)  // local offset k asked for offset of k
+      EXPECT_EQ(sent[i], requests[static_cast<std::size_t>(received[i])].owner_offset);
+  }
 }
 
 // ---- a simulated run ---------------------------------------------------------
