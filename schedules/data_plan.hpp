@@ -135,8 +135,7 @@ inline std::string check_requests(const std::vector<ElementRequest>& requests, i
 /// offsets must be distinct for a read (each position receives one value).
 /// `self` is the requesting rank (a read's requests to it are ordered for a
 /// local copy); -1 when unknown.
-DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess access,
-                                int self = -1);
+DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess access, int self = -1);
 /// plan_data_requests of stored requests.
 inline DataRequests plan_data_requests(const std::vector<ElementRequest>& requests,
                                        RemoteAccess access, int self = -1) {

@@ -166,7 +166,7 @@ TEST(PlanDataRequests, LargeGroupsSortStablyByOwnerOffset) {
       EXPECT_TRUE(std::is_sorted(received.begin(), received.end()));
     else
       EXPECT_TRUE(std::adjacent_find(sent.begin(), sent.end(), std::greater_equal<>()) ==
-                  sent.end());  // strictly ascending: each offset once
+                  sent.end());                         // strictly ascending: each offset once
     for (std::size_t i = 0; i < received.size(); ++i)  // local offset k asked for offset of k
       EXPECT_EQ(sent[i], requests[static_cast<std::size_t>(received[i])].owner_offset);
   }
