@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/// @file
+/// The pieces of the _adlib extension module, each defined in its own
+/// translation unit (one per element type for the array templates, so they
+/// compile in parallel).
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace adlib_python {
+
+/// ProcessGrid, Group and the mpi4py communicator conversion.
+void bind_grids(pybind11::module_& m);
+/// RangeSpec and its factories (block, cyclic, ...).
+void bind_ranges(pybind11::module_& m);
+/// DistArrayBase and the enumerations of the schedules' options.
+void bind_options(pybind11::module_& m);
+/// DistArray, Remap, WriteHalo, Shift and ArrayReduction for each element type.
+void bind_float64(pybind11::module_& m);
+/// See bind_float64.
+void bind_float32(pybind11::module_& m);
+/// See bind_float64.
+void bind_int64(pybind11::module_& m);
+/// See bind_float64.
+void bind_complex128(pybind11::module_& m);
+
+}  // namespace adlib_python
