@@ -121,6 +121,15 @@ def shift(dst, src, amount, dim, mode=ShiftMode.cyclic, fill=0):
     Shift(dst, src, amount, dim, mode, fill).execute(dst, src)
 
 
+def full(array):
+    """The whole array as a numpy array on every process of its group (d2o's
+    get_full_data): a remap into a collapsed copy.  Collective; for checks
+    and output of small arrays only."""
+    whole = DistArray(array.group, [collapsed(n) for n in array.shape], array.dtype)
+    remap(whole, array)
+    return whole.local.copy()
+
+
 def sum(array):  # noqa: A001  (adlib.sum, as Fortran's SUM)
     """The sum of the elements, the same on every rank."""
     return ArrayReduction(array).sum(array)

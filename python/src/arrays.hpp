@@ -181,6 +181,9 @@ void bind_rank(py::module_& m, const std::string& name) {
             return out;
           },
           "The global shape.")
+      .def_property_readonly(
+          "group", [](const Holder& h) { return h.get().layout().group(); },
+          "The processes the array is distributed over.")
       .def_property_readonly("dtype", [](const Holder&) { return py::dtype::of<T>(); })
       .def_property_readonly(
           "holds_data", [](const Holder& h) { return h.get().holds_data(); },
@@ -220,7 +223,15 @@ void bind_rank(py::module_& m, const std::string& name) {
             r.get().reverse(src.get(), dst.get());
           },
           py::arg("src"), py::arg("dst"), py::call_guard<py::gil_scoped_release>(),
-          "src[i] += dst[j] for every element execute() copies from i to j.");
+          "src[i] += dst[j] for every element execute() copies from i to j.")
+      .def(
+          "_execute_loop",
+          [](RemapHolder& r, const Holder& dst, const Holder& src, int times) {
+            for (int k = 0; k < times; ++k) r.get().execute(dst.get(), src.get());
+          },
+          py::call_guard<py::gil_scoped_release>(),
+          "execute() `times` times in a C++ loop (the benchmarks' reference for the cost of "
+          "the Python bridge).");
 
   using HaloHolder = ScheduleHolder<adlib::WriteHalo<T, Rank, Space>>;
   using Widths = std::array<adlib::Index, Rank>;
@@ -247,6 +258,13 @@ void bind_rank(py::module_& m, const std::string& name) {
             h.get().execute(a.get(), b.get());
           },
           py::call_guard<py::gil_scoped_release>(), "Two arrays in one exchange.")
+      .def(
+          "_execute_loop",
+          [](HaloHolder& h, const Holder& a, int times) {
+            for (int k = 0; k < times; ++k) h.get().execute(a.get());
+          },
+          py::call_guard<py::gil_scoped_release>(),
+          "execute() `times` times in a C++ loop (the benchmarks' reference).")
       .def(
           "start", [](HaloHolder& h, const Holder& a) { h.get().start(a.get()); }, py::arg("array"),
           py::call_guard<py::gil_scoped_release>(),
