@@ -55,9 +55,9 @@ def main():
         if step % args.every == 0 or step == args.steps:
             to_rows.execute(rows, u)
             means = rows.local.mean(axis=1)  # rows.global_indices[0] says which rows
-            total = adlib.sum(u)
-            say("step %3d  sum %.12f  max row mean %.6f" %
-                (step, total, comm.allreduce(means.max(initial=-np.inf), op=MPI.MAX)))
+            total, peak = adlib.sum(u), adlib.maxval(u)
+            say("step %3d  sum %.12f  max %.6f  max row mean %.6f" %
+                (step, total, peak, comm.allreduce(means.max(initial=-np.inf), op=MPI.MAX)))
 
     # The same steps on the whole array in plain numpy.
     gi, gj = np.ix_(np.arange(n), np.arange(n))
