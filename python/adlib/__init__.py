@@ -16,7 +16,9 @@ initialises Kokkos (finalised at exit, before mpi4py finalises MPI).
 Errors are adlib.Error (a RuntimeError) carrying adlib's message, raised on
 every rank for bad collective arguments.
 """
-from mpi4py import MPI as _MPI  # noqa: F401  (initialises MPI before _adlib loads)
+from mpi4py import MPI  # noqa: F401  (initialises MPI before _adlib loads)
+
+del MPI
 import numpy as _np
 
 from . import _adlib
@@ -55,6 +57,25 @@ def DistArray(grid, specs, dtype=_np.float64):
                     % len(specs))
     cls = getattr(_adlib, "DistArray_%s_%dd" % (name, len(specs)))
     return cls(grid, specs)
+
+
+def wrap(grid, specs, local):
+    """A distributed array over memory this process already has: `local` is
+    this rank's block as a writable numpy array (C order, padding allowed:
+    extents and strides at least the layout's local block, e.g. a view into
+    a larger array), no copy; the array keeps `local` alive.  Collective: a
+    block that does not fit the layout on any rank raises adlib.Error on
+    every rank.  Ranks that hold no data pass an empty array of the same
+    rank and element type."""
+    name = local.dtype.name if isinstance(local, _np.ndarray) else None
+    if name not in DTYPES:
+        raise TypeError("adlib.wrap takes a numpy array of %s, not %r" % (", ".join(DTYPES),
+                                                                         type(local).__name__))
+    specs = list(specs)
+    if not 1 <= len(specs) <= 3:
+        raise Error("adlib: DistArray::wrap: the Python module makes arrays of rank 1 to 3, "
+                    "not %d" % len(specs))
+    return getattr(_adlib, "DistArray_%s_%dd" % (name, len(specs)))(grid, specs, local)
 
 
 def _global_index_grid(self):
@@ -148,3 +169,11 @@ def minval(array):
 def dot(a, b):
     """sum(conj(a) * b) over arrays of one layout."""
     return ArrayReduction(a).dot(a, b)
+
+
+__all__ = [
+    "ArrayReduction", "Boundary", "DTYPES", "DistArray", "DistArrayBase", "Error", "Group",
+    "ProcessGrid", "RangeSpec", "Remap", "Shift", "ShiftMode", "Stencil", "WriteHalo", "block",
+    "block_cyclic", "collapsed", "cyclic", "dot", "full", "irregular_block", "maxval", "minval",
+    "remap", "shift", "sum", "wrap", "write_halo",
+]

@@ -55,6 +55,12 @@ class ArrayHolder : public ArrayBase {
   ArrayHolder(const adlib::Group& group, const std::vector<adlib::RangeSpec>& specs)
       : array_(make(group, specs)) {}
 
+  /// An array over `local`, this rank's block as a numpy array (no copy;
+  /// DistArray::wrap checks it collectively): the holder keeps `local` alive.
+  ArrayHolder(const adlib::Group& group, const std::vector<adlib::RangeSpec>& specs,
+              py::array local)
+      : array_(wrap(group, specs, local)), keep_(std::move(local)) {}
+
   /// The array (adlib.Error once released at exit).
   const array_type& get() const {
     if (!array_) throw released_error("DistArray");
@@ -71,12 +77,54 @@ class ArrayHolder : public ArrayBase {
                          -1, "DistArray");
     return array_type(group, fixed(specs, std::make_index_sequence<Rank>{}));
   }
+  static array_type wrap(const adlib::Group& group, const std::vector<adlib::RangeSpec>& specs,
+                         py::array local) {
+    if (static_cast<int>(specs.size()) != Rank)
+      throw adlib::Error(std::to_string(specs.size()) + " range specs for an array of rank " +
+                             std::to_string(Rank),
+                         -1, "DistArray::wrap");
+    const adlib::ArrayLayout layout(group, adlib::bind_ranges(group, specs));
+    // What numpy alone can tell is agreed on first, so every rank raises it;
+    // DistArray::wrap then checks the extents and strides against the layout.
+    const int me = group.grid().comm().rank();
+    std::string error;
+    if (local.ndim() != Rank)
+      error = "a local block of rank " + std::to_string(local.ndim()) + " for an array of rank " +
+              std::to_string(Rank);
+    else if (!local.dtype().is(py::dtype::of<T>()))
+      error = "the local block's element type is not the array's";
+    else if (!local.writeable())
+      error = "the local block is read-only";
+    for (int d = 0; error.empty() && d < Rank; ++d)
+      if (local.shape(d) > 1 &&
+          (local.strides(d) <= 0 || local.strides(d) % static_cast<py::ssize_t>(sizeof(T)) != 0))
+        error = "the local block's stride " + std::to_string(local.strides(d)) + " in dimension " +
+                std::to_string(d) + " is not a positive multiple of the " + "element size";
+    if (!error.empty()) error = "rank " + std::to_string(me) + ": " + error;
+    adlib::agree_on_errors(group.grid().comm(), error, layout.fingerprint(), "DistArray::wrap");
+    // numpy's stride of an extent-1 dimension says nothing (it may be 0):
+    // such a dimension gets the packed C-order stride instead.
+    Kokkos::LayoutStride strided;
+    for (int d = Rank - 1; d >= 0; --d) {
+      strided.dimension[d] = static_cast<std::size_t>(local.shape(d));
+      const std::size_t packed =
+          d == Rank - 1
+              ? 1
+              : strided.stride[d + 1] * std::max<std::size_t>(strided.dimension[d + 1], 1);
+      strided.stride[d] =
+          local.shape(d) > 1 ? static_cast<std::size_t>(local.strides(d)) / sizeof(T) : packed;
+    }
+    using Unmanaged = Kokkos::View<typename adlib::detail::add_pointers<T, Rank>::type,
+                                   Kokkos::LayoutStride, Space, Kokkos::MemoryUnmanaged>;
+    return array_type::wrap(layout, Unmanaged(static_cast<T*>(local.mutable_data()), strided));
+  }
   template <std::size_t... I>
   static std::array<adlib::RangeSpec, Rank> fixed(const std::vector<adlib::RangeSpec>& specs,
                                                   std::index_sequence<I...>) {
     return {specs[I]...};
   }
   std::optional<array_type> array_;
+  py::object keep_;  ///< the numpy array a wrapped array lives in
 };
 
 /// A schedule owned by a Python object (released at exit like arrays).
@@ -143,6 +191,11 @@ void bind_rank(py::module_& m, const std::string& name) {
   array
       .def(py::init<const adlib::Group&, const std::vector<adlib::RangeSpec>&>(), py::arg("group"),
            py::arg("specs"))
+      .def(py::init<const adlib::Group&, const std::vector<adlib::RangeSpec>&, py::array>(),
+           py::arg("group"), py::arg("specs"), py::arg("local").noconvert())
+      .def_property_readonly(
+          "is_wrapped", [](const Holder& h) { return h.get().is_wrapped(); },
+          "Does the array live in memory given to adlib.wrap?")
       .def_property_readonly(
           "local",
           [](py::object self) {
