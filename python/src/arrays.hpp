@@ -95,15 +95,17 @@ class ArrayHolder : public ArrayBase {
       error = "the local block's element type is not the array's";
     else if (!local.writeable())
       error = "the local block is read-only";
-    for (int d = 0; error.empty() && d < Rank; ++d)
+    // An empty block needs no memory: numpy's strides then say nothing (0).
+    const bool empty = local.size() == 0;
+    for (int d = 0; error.empty() && !empty && d < Rank; ++d)
       if (local.shape(d) > 1 &&
           (local.strides(d) <= 0 || local.strides(d) % static_cast<py::ssize_t>(sizeof(T)) != 0))
         error = "the local block's stride " + std::to_string(local.strides(d)) + " in dimension " +
                 std::to_string(d) + " is not a positive multiple of the " + "element size";
     if (!error.empty()) error = "rank " + std::to_string(me) + ": " + error;
     adlib::agree_on_errors(group.grid().comm(), error, layout.fingerprint(), "DistArray::wrap");
-    // numpy's stride of an extent-1 dimension says nothing (it may be 0):
-    // such a dimension gets the packed C-order stride instead.
+    // numpy's stride of an extent-1 dimension, or of any dimension of an
+    // empty block, says nothing (it may be 0): those get packed C-order strides.
     Kokkos::LayoutStride strided;
     for (int d = Rank - 1; d >= 0; --d) {
       strided.dimension[d] = static_cast<std::size_t>(local.shape(d));
@@ -111,8 +113,9 @@ class ArrayHolder : public ArrayBase {
           d == Rank - 1
               ? 1
               : strided.stride[d + 1] * std::max<std::size_t>(strided.dimension[d + 1], 1);
-      strided.stride[d] =
-          local.shape(d) > 1 ? static_cast<std::size_t>(local.strides(d)) / sizeof(T) : packed;
+      strided.stride[d] = local.shape(d) > 1 && !empty
+                              ? static_cast<std::size_t>(local.strides(d)) / sizeof(T)
+                              : packed;
     }
     using Unmanaged = Kokkos::View<typename adlib::detail::add_pointers<T, Rank>::type,
                                    Kokkos::LayoutStride, Space, Kokkos::MemoryUnmanaged>;
