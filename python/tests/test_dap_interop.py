@@ -19,13 +19,13 @@ def two_axis_grid():
     return [2, P // 2] if P % 2 == 0 else [1, P]
 
 
-def producer_and_specs(kind, n, parts, axis_comm_sizes):
+def producer_and_specs(kind, n, parts):
     """The reference producer's description of one dimension and the adlib
     spec of the same distribution."""
     if kind == "block":
         return ("block", n), adlib.block(n)
     if kind == "irregular":
-        sizes = [(3 * c + 1) % 4 for c in range(parts)]
+        sizes = [(3 * c + 1) % 4 for c in range(parts)]  # n is ignored: the sizes say it
         return ("irregular", sizes), adlib.irregular_block(sizes)
     if kind == "cyclic":
         return ("cyclic", n), adlib.cyclic(n)
@@ -38,8 +38,8 @@ def producer_and_specs(kind, n, parts, axis_comm_sizes):
 @pytest.mark.parametrize("cols_kind", ["block", "cyclic", "block_cyclic", "irregular"])
 def test_adlib_wraps_the_reference_producers_buffer(rows_kind, cols_kind):
     grid_shape = two_axis_grid()
-    d0, s0 = producer_and_specs(rows_kind, 7, grid_shape[0], None)
-    d1, s1 = producer_and_specs(cols_kind, 9, grid_shape[1], None)
+    d0, s0 = producer_and_specs(rows_kind, 7, grid_shape[0])
+    d1, s1 = producer_and_specs(cols_kind, 9, grid_shape[1])
     dap_array = DapArray(comm, grid_shape, [d0, d1])
     shape = dap_array.shape
     dap_array.local[...] = reference(shape, np.float64, *dap_array.global_index_grid())
@@ -77,8 +77,8 @@ def as_dap(a, grid):
 def test_the_reference_consumer_reads_adlib_arrays(dtype, kinds):
     grid_shape = two_axis_grid()
     grid = adlib.ProcessGrid(comm, grid_shape)
-    specs = [producer_and_specs(kinds[0], 6, grid_shape[0], None)[1],
-             producer_and_specs(kinds[1], 5, grid_shape[1], None)[1]]
+    specs = [producer_and_specs(kinds[0], 6, grid_shape[0])[1],
+             producer_and_specs(kinds[1], 5, grid_shape[1])[1]]
     a = adlib.DistArray(grid, specs, dtype)
     fill_reference(a)
     merged = {}
