@@ -43,6 +43,7 @@
 #include <adlib/collectives/array_reduction.hpp>
 #include <adlib/collectives/array_scatter.hpp>
 #include <adlib/collectives/array_subscripts.hpp>
+#include <adlib/collectives/array_text.hpp>
 #include <adlib/collectives/boundary.hpp>
 #include <adlib/collectives/broadcast.hpp>
 #include <adlib/collectives/depth_halo.hpp>
@@ -56,6 +57,9 @@
 #include <adlib/collectives/index_exchange_plan.hpp>
 #include <adlib/collectives/negotiated_remap_plan.hpp>
 #include <adlib/collectives/planned_schedule.hpp>
+#include <adlib/collectives/print.hpp>
+#include <adlib/collectives/print_layout.hpp>
+#include <adlib/collectives/print_options.hpp>
 #include <adlib/collectives/remap.hpp>
 #include <adlib/collectives/remap_plan.hpp>
 #include <adlib/collectives/scatter.hpp>
