@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Who owns what: prints, for N = 10 elements over P = 3 processes, the owner
-// and local position of every global index under each kind of Range, the
-// local memory of a ghost-extended block, the owned and ghost boxes of each
-// process, the binding of range factories to grid axes, and the Blocks that
-// describe each process's share of strided sections.  Planning-only grids (no
-// communicator) make the pictures the same at any number of MPI ranks.
+// Who owns what: prints, for N = 10 elements over P = 3 processes, the owner,
+// local position and ghost copies of every global index under each kind of
+// Range (adlib::print_layout), the local memory of a ghost-extended block,
+// the owned and ghost boxes of each process, the binding of range factories
+// to grid axes, and the Blocks that describe each process's share of strided
+// sections.  Planning-only grids (no communicator) make the pictures the same
+// at any number of MPI ranks.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -14,15 +15,12 @@
 
 using adlib::Index;
 
-// One line of owners and one of local positions, from Range::owner alone.
-void print_ownership(const char* name, const adlib::Range& range) {
-  std::string owners, locals;
-  for (Index g = 0; g < range.extent(); ++g) {
-    const adlib::Owner o = range.owner(g);
-    owners += " " + std::to_string(o.coord);
-    locals += " " + std::to_string(o.local);
-  }
-  std::printf("%-22s owner:%s\n%-22s local:%s\n", name, owners.c_str(), "", locals.c_str());
+// Who owns each global index of a 1-D array over `range`, its local
+// position there and who holds ghost copies of it (adlib::print_layout).
+void print_ownership(const char* name, const adlib::RangePtr& range, const adlib::Group& group) {
+  adlib::PrintOptions options;
+  options.name = name;
+  adlib::print_layout(adlib::ArrayLayout(group, {range}), options);
 }
 
 // The local memory of each process: ghosts first and last, owned in between.
@@ -120,13 +118,12 @@ int main(int argc, char** argv) {
   const adlib::RangePtr ghosts = adlib::block(n).ghosts(1, 2).on(grid.dim(0));
   const adlib::RangePtr periodic = adlib::block(n).ghosts(1, 2).periodic().on(grid.dim(0));
 
-  std::printf("%-22s global: 0 1 2 3 4 5 6 7 8 9\n", "N = 10 over P = 3");
-  print_ownership("block", *block);
-  print_ownership("irregular {5, 0, 5}", *irregular);
-  print_ownership("cyclic", *cyclic);
-  print_ownership("block-cyclic, b = 2", *block_cyclic);
-  print_ownership("collapsed", *collapsed);
-  print_ownership("ghost block (1, 2)", *ghosts);
+  print_ownership("block", block, grid);
+  print_ownership("irregular {5, 0, 5}", irregular, grid);
+  print_ownership("cyclic", cyclic, grid);
+  print_ownership("block-cyclic, b = 2", block_cyclic, grid);
+  print_ownership("collapsed", collapsed, grid);
+  print_ownership("ghost block (1, 2)", ghosts, grid);
 
   std::printf("\nghost block, low 1, high 2: local memory, (g) = ghost copy of g, . = none\n");
   print_ghost_memory(*ghosts);
