@@ -8,11 +8,11 @@
 /// @code
 ///   adlib::ProcessGrid grid({3});  // planning only: no MPI needed
 ///   adlib::print_layout(adlib::ArrayLayout(grid, {adlib::block(10).ghosts(1).on(grid.dim(0))}));
-///   // block(N=10, over grid(3) axis 0, ghosts 1/1) [10]
-///   //         0  1  2  3  4  5  6  7  8  9
-///   // rank    0  0  0  1  1  1  2  2  2  2
-///   // local   1  2  3  1  2  3  1  2  3  4
-///   // ghosts  .  .  1  0  .  2  1  .  .  .
+///   // array on grid(3) [block(N=10, over grid(3) axis 0, ghosts 1/1)] [10]
+///   //         0 1 2 3 4 5 6 7 8 9
+///   // rank    0 0 0 1 1 1 2 2 2 2
+///   // local   1 2 3 1 2 3 1 2 3 4
+///   // ghosts  . . 1 0 . 2 1 . . .
 ///   adlib::print_layout(u);        // a DistArray's layout, collective, rank 0 writes
 /// @endcode
 ///
