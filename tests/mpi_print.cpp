@@ -190,6 +190,13 @@ TEST(Print, ComplexAndFloatingElements) {
   expect_root_text(adlib::to_string(k, options), expected);
 
   adlib::ProcessGrid line(comm, {comm.size()});
+  adlib::DistArray<bool, 1> flags(line, {adlib::cyclic(3)});
+  flags.fill([](const std::array<Index, 1>& g) { return g[0] != 1; });
+  expect_root_text(adlib::to_string(flags, options), " true false  true\n");
+  adlib::DistArray<signed char, 1> bytes(line, {adlib::block(2)});
+  bytes.fill([](const std::array<Index, 1>& g) { return static_cast<signed char>(-65 - g[0]); });
+  expect_root_text(adlib::to_string(bytes, options), "-65 -66\n");
+
   adlib::DistArray<double, 1> x(line, {adlib::block(4)});
   x.fill([](const std::array<Index, 1>& g) { return 1.0 / 3.0 * double(g[0]) - 0.5; });
   options.index_labels = true;
