@@ -420,3 +420,19 @@ TEST(PrintLayout, RanksOfADistributedArray) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(PrintText, ShownRunsSummariseOnlyLongDimensions) {
+  adlib::PrintOptions options;  // threshold 1000, edge_items 3
+  const auto runs = adlib::shown_runs({10000000, 6, 10000000, 10000000}, options);
+  ASSERT_EQ(runs.size(), 4u);  // 10^21 elements: no overflow, simply more than the threshold
+  EXPECT_EQ(runs[0].size(), 2u);
+  EXPECT_EQ(runs[0][1].first, 10000000 - 3);
+  EXPECT_EQ(runs[1].size(), 1u);  // 6 = 2 * edge_items: all shown
+  EXPECT_EQ(adlib::shown_count(runs[3]), 6);
+  EXPECT_EQ(adlib::shown_runs({1000}, options)[0].size(), 1u);  // not more than the threshold
+  EXPECT_TRUE(adlib::shown_runs({5, 0}, options)[1].empty());
+}
+
+}  // namespace
