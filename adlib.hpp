@@ -21,6 +21,10 @@
 #include <adlib/ranges/block_cyclic_range.hpp>
 #include <adlib/ranges/block_range.hpp>
 #include <adlib/ranges/collapsed_range.hpp>
+#include <adlib/ranges/dap_descriptor.hpp>
+#include <adlib/ranges/dap_export.hpp>
+#include <adlib/ranges/dap_import.hpp>
+#include <adlib/ranges/dap_validation.hpp>
 #include <adlib/ranges/dist_array.hpp>
 #include <adlib/ranges/irregular_block_range.hpp>
 #include <adlib/ranges/local_box.hpp>
