@@ -312,7 +312,7 @@ std::string global_violation(const std::vector<Summary>& per_rank) {
     }
     if ((type != 'u' || first.at(d, Summary::kOneToOne)) && owned != size)
       return violation(
-          "size", d, 0,
+          "size consistency", d, 0,
           "size " + str(size) + ", but the processes own " + str(owned) + " indices along it");
   }
   return {};
