@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The DAP between adlib arrays and foreign memory: describe -> import gives
+// the same layout over the same memory for every Range kind, 1-D to 3-D,
+// with empty local blocks; Remap moves data from the imported array into a
+// native one and back (checked against the global index); WriteHalo fills
+// the padding of an imported padded array as ghost cells; every rule of the
+// protocol, broken on some rank, is the same adlib::Error on every rank.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include <adlib/adlib.hpp>
+#include "dap_cases.hpp"
+#include "expect_error_everywhere.hpp"
+#include "world.hpp"
+
+namespace {
+
+using adlib::Index;
+using adlib::RangeSpec;
+
+template <size_t R>
+double value_at(const std::array<Index, R>& g, double salt = 0) {
+  double v = salt;
+  for (size_t d = 0; d < R; ++d) v = v * 100 + double(g[d]);
+  return v;
+}
+
+template <int R>
+long long wrong_values(const adlib::DistArray<double, R>& a, double salt) {
+  long long wrong = 0;
+  a.for_each_local([&](const auto& g, double v) { wrong += v != value_at<R>(g, salt); });
+  return wrong;
+}
+
+// Native blocks on the same grid: block over the grid's axes, collapsed beyond.
+template <int R>
+adlib::DistArray<double, R> native_like(const adlib::ArrayLayout& layout) {
+  const adlib::ProcessGrid& grid = layout.group().grid();
+  std::vector<RangeSpec> specs;
+  for (int d = 0; d < R; ++d)
+    specs.push_back(d < grid.dimensions() ? adlib::block(layout.extent(d))
+                                          : adlib::collapsed(layout.extent(d)));
+  return adlib::DistArray<double, R>(adlib::ArrayLayout(grid, adlib::bind_ranges(grid, specs)));
+}
+
+// describe -> import -> Remap both ways, for one layout.
+template <int R>
+void round_trip(const adlib::ArrayLayout& layout) {
+  SCOPED_TRACE(layout.describe_distribution());
+  adlib::DistArray<double, R> a(layout);
+  a.fill([](const auto& g) { return value_at<R>(g); });
+  const adlib::dap::Descriptor d = adlib::dap::describe(a);
+  EXPECT_EQ(d.buffer.data, a.local_view().data());
+  EXPECT_EQ(adlib::dap::local_violation(d, a.process_rank()), "");
+  auto b = adlib::dap::import_array<double, R>(d, layout.group().grid().comm());
+  EXPECT_EQ(b.layout().describe(), a.layout().describe());
+  EXPECT_TRUE(b.layout() == a.layout());                    // the same Ranges on an equal grid
+  EXPECT_EQ(b.local_view().data(), a.local_view().data());  // no copy
+  EXPECT_TRUE(b.is_wrapped());
+
+  auto c = native_like<R>(layout);
+  adlib::remap(c, b);
+  EXPECT_EQ(wrong_values<R>(c, 0), 0);
+  c.fill([](const auto& g) { return value_at<R>(g, 7); });
+  adlib::remap(b, c);
+  EXPECT_EQ(wrong_values<R>(a, 7), 0);  // through the shared memory
+}
+
+// Irregular blocks over p coordinates, sizes that are not BlockRange's (a
+// 'b' dimension does not say which adlib range made it, so import picks
+// block whenever the blocks are block's), with empty blocks or without.
+// Over one coordinate every size is block's: then a block.
+RangeSpec uneven(int p, bool with_empty) {
+  if (p == 1) return adlib::block(3);
+  std::vector<Index> sizes;
+  for (int c = 0; c < p; ++c)
+    sizes.push_back(with_empty ? (c % 2 == 1 ? 0 : c + 3) : (c == p - 1 ? 1 : c + 3));
+  return adlib::irregular_block(sizes);
+}
+
+TEST(Dap, RoundTripOneDimension) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  const int p = comm.size();
+  adlib::ProcessGrid grid(comm, {p});
+  const std::vector<RangeSpec> kinds = {
+      adlib::block(11),
+      adlib::block(2),  // empty blocks from 3 ranks on
+      uneven(p, true),
+      adlib::cyclic(11),
+      adlib::cyclic(3, p - 1),
+      adlib::block_cyclic(11, 2),
+      adlib::block_cyclic(13, 3, p > 1 ? 1 : 0),
+      adlib::block(11).ghosts(2),
+      adlib::block(11).ghosts(1).periodic(),
+      adlib::block(11).periodic(),
+      uneven(p, false).ghosts(1),
+  };
+  for (const RangeSpec& kind : kinds)
+    round_trip<1>(adlib::ArrayLayout(grid, adlib::bind_ranges(grid, {kind})));
+  if (p == 1) {  // different widths at both ends: boundary padding only
+    round_trip<1>(
+        adlib::ArrayLayout(grid, adlib::bind_ranges(grid, {adlib::block(7).ghosts(1, 2)})));
+    round_trip<1>(adlib::ArrayLayout(
+        grid, adlib::bind_ranges(grid, {adlib::block(7).ghosts(2, 1).periodic()})));
+  }
+}
+
+TEST(Dap, RoundTripUnstructured) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  const int p = comm.size(), me = comm.rank();
+  adlib::ProcessGrid grid(comm, {p});
+  const Index n = 13;
+  std::vector<Index> mine;  // scrambled: coordinate c holds g with (g * 7) % p == c, descending
+  for (Index g = n - 1; g >= 0; --g)
+    if ((g * 7 + 3) % p == me) mine.push_back(g);
+  auto cells = std::make_shared<adlib::UnstructuredRange>(n, grid.dim(0), mine);
+  round_trip<1>(adlib::ArrayLayout(grid, {cells}));
+  auto rows = std::make_shared<adlib::UnstructuredRange>(n, grid.dim(0), mine);
+  round_trip<2>(adlib::ArrayLayout(grid, {rows, adlib::collapsed(3).make()}));
+}
+
+TEST(Dap, RoundTripTwoAndThreeDimensions) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  const int p = comm.size();
+  adlib::ProcessGrid line(comm, {p});
+  const auto two = adlib::ProcessGrid::balanced(comm, 2);
+  const auto three = adlib::ProcessGrid::balanced(comm, 3);
+  const std::vector<std::array<RangeSpec, 2>> planes = {
+      {adlib::block(7), adlib::cyclic(5)},
+      {uneven(two.extent(0), true), adlib::block_cyclic(9, 2)},
+      {adlib::block(6).ghosts(1), adlib::block(5).ghosts(1).periodic()},
+      {adlib::block(3), adlib::block(2)},  // empty blocks
+  };
+  for (const auto& specs : planes)
+    round_trip<2>(adlib::ArrayLayout(two, adlib::bind_ranges(two, {specs[0], specs[1]})));
+  round_trip<2>(adlib::ArrayLayout(
+      line, adlib::bind_ranges(line, {adlib::collapsed(4), adlib::block(9).ghosts(1)})));
+  round_trip<3>(adlib::ArrayLayout(
+      three,
+      adlib::bind_ranges(three, {adlib::block(5), adlib::cyclic(4), adlib::block_cyclic(7, 2)})));
+  round_trip<3>(adlib::ArrayLayout(
+      two, adlib::bind_ranges(two, {adlib::block(5).ghosts(1), adlib::collapsed(3),
+                                    uneven(two.extent(1), false)})));
+}
+
+// Padded memory described by hand (not by describe()), as another library
+// would: each rank's buffer holds its owned rows and w rows of padding on
+// each side, the end paddings as boundary padding.  WriteHalo on the imported
+// array fills the communication padding (and, periodic, the end paddings).
+void halo_into_padding(bool periodic) {
+  SCOPED_TRACE(periodic ? "periodic" : "not periodic");
+  const int p = adlib_test::world_size(), me = adlib_test::world_rank();
+  const Index w = 2, columns = adlib_test::kColumns;
+  std::vector<std::int64_t> owned;
+  for (int c = 0; c < p; ++c) owned.push_back(2 + c % 3);
+  auto all = adlib_test::block_case(owned, w);
+  adlib::dap::Descriptor d = all[static_cast<size_t>(me)];
+  if (periodic) d.dim_data[0].periodic = true;
+  const Index rows = d.buffer.shape[0], size = d.dim_data[0].size, n = size - 2 * w;
+  const double poison = -1;
+  std::vector<double> memory(static_cast<size_t>(rows * columns), poison);
+  const auto value = [](Index dap_row, Index column) { return double(dap_row * 10 + column); };
+  for (Index i = w; i < rows - w; ++i)  // the owned rows: DAP rows start + i
+    for (Index j = 0; j < columns; ++j) memory[i * columns + j] = value(d.dim_data[0].start + i, j);
+  d.buffer.data = memory.data();
+
+  auto a = adlib::dap::import_array<double, 2>(d);
+  EXPECT_EQ(a.local_view().data(), memory.data());
+  EXPECT_EQ(a.layout().range(0).ghost_low(), w);
+  EXPECT_EQ(a.layout().range(0).extent(), n);
+  adlib::WriteHalo<double, 2> halo(a);
+  halo.execute(a);
+  long long wrong = 0;
+  for (Index i = 0; i < rows; ++i) {
+    Index row = d.dim_data[0].start + i;  // its DAP index
+    const bool boundary = row < w || row >= size - w;
+    if (boundary && periodic) row = (row - w + n) % n + w;  // the owned row it copies
+    for (Index j = 0; j < columns; ++j) {
+      const double expected = boundary && !periodic ? poison : value(row, j);
+      wrong += memory[i * columns + j] != expected;
+    }
+  }
+  EXPECT_EQ(wrong, 0);
+}
+
+TEST(Dap, WriteHaloFillsImportedPadding) {
+  halo_into_padding(false);
+  halo_into_padding(true);
+}
+
+TEST(Dap, EveryRuleIsAnErrorOnEveryRank) {
+  const int p = adlib_test::world_size(), me = adlib_test::world_rank();
+  adlib::Comm comm(MPI_COMM_WORLD);
+  for (const auto& c : adlib_test::invalid_cases(p)) {
+    if (!c.importable_as_double) continue;
+    SCOPED_TRACE(c.rule);
+    adlib::dap::Descriptor mine = c.per_rank[static_cast<size_t>(me)];
+    Index elements = 1;
+    for (auto e : mine.buffer.shape) elements *= std::max<Index>(e, 0);
+    std::vector<double> memory(static_cast<size_t>(elements));
+    mine.buffer.data = memory.data();
+    adlib_test::expect_error_everywhere([&] { adlib::dap::import_array<double, 2>(mine, comm); },
+                                        "DAP rule '" + c.rule + "'");
+  }
+}
+
+TEST(Dap, ImportRefusesWhatAdlibCannotHold) {
+  const int p = adlib_test::world_size(), me = adlib_test::world_rank();
+  adlib::Comm comm(MPI_COMM_WORLD);
+  auto base = adlib_test::base_case(p)[static_cast<size_t>(me)];
+  std::vector<double> memory(static_cast<size_t>(base.buffer.shape[0] * adlib_test::kColumns));
+  base.buffer.data = memory.data();
+  {
+    auto d = base;
+    d.buffer.strides[1] = 4;  // not whole elements
+    adlib_test::expect_error_everywhere([&] { adlib::dap::import_array<double, 2>(d, comm); },
+                                        "not a multiple of the itemsize 8");
+  }
+  adlib_test::expect_error_everywhere([&] { adlib::dap::import_array<float, 2>(base, comm); },
+                                      "the buffer holds format 'd' of itemsize 8");
+  adlib_test::expect_error_everywhere([&] { adlib::dap::import_array<double, 1>(base, comm); },
+                                      "the buffer has 2 dimensions");
+  if (p == 4) {  // the spec's example: valid DAP, but no adlib ghost width
+    auto d = adlib_test::spec_padding_example()[static_cast<size_t>(me)];
+    std::vector<double> padded(static_cast<size_t>(d.buffer.shape[0] * adlib_test::kColumns));
+    d.buffer.data = padded.data();
+    adlib_test::expect_error_everywhere([&] { adlib::dap::import_array<double, 2>(d, comm); },
+                                        "adlib's ghost widths are the same on every process");
+  }
+}
+
+TEST(Dap, DescribeRefusesWhatTheProtocolCannotSay) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  const int p = comm.size();
+  adlib::ProcessGrid grid(comm, {p});
+  adlib::DistArray<double, 1> a(grid, {adlib::block(10)});
+  adlib_test::expect_error_everywhere(
+      [&] {
+        adlib::dap::describe(a.section({adlib::Triplet{0, 9, 2}}));
+      },
+      "not a section");
+  if (p > 1) {
+    adlib::DistArray<double, 1> replicated(grid, {adlib::collapsed(10)});
+    adlib_test::expect_error_everywhere([&] { adlib::dap::describe(replicated); },
+                                        "replicated along it");
+    adlib::DistArray<double, 1> uneven(grid, {adlib::block(10).ghosts(1, 2)});
+    adlib_test::expect_error_everywhere([&] { adlib::dap::describe(uneven); },
+                                        "the same communication padding on both sides");
+  }
+}
+
+}  // namespace
