@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <unordered_set>
 
 namespace adlib::dap {
@@ -265,7 +266,8 @@ std::string global_violation(const std::vector<Summary>& per_rank) {
     const char type = static_cast<char>(first.at(d, Summary::kDistType));
     const std::int64_t size = first.at(d, Summary::kSize);
     std::int64_t owned = 0;
-    for (std::int64_t c = 0; c < grid; ++c) owned += key(c, Summary::kOwned);
+    for (std::int64_t c = 0; c < grid; ++c)  // saturating: hostile sizes must not overflow
+      if (__builtin_add_overflow(owned, key(c, Summary::kOwned), &owned)) owned = INT64_MAX;
     if (type == 'b') {
       if (key(0, Summary::kStart) != 0)
         return violation("block coverage", d, at[0],
