@@ -205,6 +205,36 @@ TEST(Dap, EveryRuleIsAnErrorOnEveryRank) {
   }
 }
 
+// Element types travel as PEP-3118 formats: complex double is "Zd", and an
+// integer code of the same size and signedness is the same type ("q" for long).
+TEST(Dap, ElementTypesTravelAsFormats) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  adlib::ProcessGrid grid(comm, {comm.size()});
+  using Complex = Kokkos::complex<double>;
+  adlib::DistArray<Complex, 1> z(grid, {adlib::block(9)});
+  z.fill([](const auto& g) { return Complex(double(g[0]), -double(g[0])); });
+  const auto dz = adlib::dap::describe(z);
+  EXPECT_EQ(dz.buffer.format, "Zd");
+  EXPECT_EQ(dz.buffer.itemsize, 16);
+  auto back = adlib::dap::import_array<Complex, 1>(dz, comm);
+  EXPECT_TRUE(back.layout() == z.layout());
+  adlib::DistArray<Complex, 1> cyclic(grid, {adlib::cyclic(9)});
+  adlib::remap(cyclic, back);
+  long long wrong = 0;
+  cyclic.for_each_local(
+      [&](const auto& g, Complex v) { wrong += v != Complex(double(g[0]), -double(g[0])); });
+  EXPECT_EQ(wrong, 0);
+
+  adlib::DistArray<long, 1> l(grid, {adlib::cyclic(7)});
+  auto dl = adlib::dap::describe(l);
+  EXPECT_EQ(dl.buffer.format, "l");
+  dl.buffer.format = "<q";  // numpy's int64 on a little-endian host
+  auto imported = adlib::dap::import_array<long, 1>(dl, comm);
+  EXPECT_EQ(imported.local_view().data(), l.local_view().data());
+  adlib_test::expect_error_everywhere([&] { adlib::dap::import_array<unsigned long, 1>(dl, comm); },
+                                      "the buffer holds format '<q' of itemsize 8");
+}
+
 TEST(Dap, ImportRefusesWhatAdlibCannotHold) {
   const int p = adlib_test::world_size(), me = adlib_test::world_rank();
   adlib::Comm comm(MPI_COMM_WORLD);
