@@ -16,9 +16,7 @@ initialises Kokkos (finalised at exit, before mpi4py finalises MPI).
 Errors are adlib.Error (a RuntimeError) carrying adlib's message, raised on
 every rank for bad collective arguments.
 """
-from mpi4py import MPI  # noqa: F401  (initialises MPI before _adlib loads)
-
-del MPI
+from mpi4py import MPI as _MPI  # initialises MPI before _adlib loads
 import numpy as _np
 
 from . import _adlib
@@ -76,6 +74,19 @@ def wrap(grid, specs, local):
         raise Error("adlib: DistArray::wrap: the Python module makes arrays of rank 1 to 3, "
                     "not %d" % len(specs))
     return getattr(_adlib, "DistArray_%s_%dd" % (name, len(specs)))(grid, specs, local)
+
+
+def from_distarray(producer, comm=None):
+    """A DistArray over the memory of any Distributed Array Protocol
+    producer (no copy): `producer` is an object with __distarray__() or the
+    dict it returns ('__version__', 'buffer', 'dim_data'), its buffer a
+    writable PEP-3118 buffer of float64, float32, int64 or complex128 with 1
+    to 3 dimensions.  Collective over `comm` (an mpi4py communicator,
+    MPI.COMM_WORLD by default), whose rank r is the process at position r of
+    the DAP's process grid in C order.  The array keeps the buffer alive;
+    writing through it writes the producer's memory.  A dict that breaks a
+    rule of the protocol on any rank raises adlib.Error on every rank."""
+    return _adlib._from_distarray(producer, _MPI.COMM_WORLD if comm is None else comm)
 
 
 def _global_index_grid(self):
@@ -174,6 +185,6 @@ def dot(a, b):
 __all__ = [
     "ArrayReduction", "Boundary", "DTYPES", "DistArray", "DistArrayBase", "Error", "Group",
     "ProcessGrid", "RangeSpec", "Remap", "Shift", "ShiftMode", "Stencil", "WriteHalo", "block",
-    "block_cyclic", "collapsed", "cyclic", "dot", "full", "irregular_block", "maxval", "minval",
-    "remap", "shift", "sum", "wrap", "write_halo",
+    "block_cyclic", "collapsed", "cyclic", "dot", "from_distarray", "full", "irregular_block",
+    "maxval", "minval", "remap", "shift", "sum", "wrap", "write_halo",
 ]

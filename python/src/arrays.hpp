@@ -61,6 +61,11 @@ class ArrayHolder : public ArrayBase {
               py::array local)
       : array_(wrap(group, specs, local)), keep_(std::move(local)) {}
 
+  /// An array made elsewhere (e.g. adlib.from_distarray's import of a DAP
+  /// buffer) over memory that `keep` owns: the holder keeps it alive.
+  ArrayHolder(array_type array, py::object keep)
+      : array_(std::move(array)), keep_(std::move(keep)) {}
+
   /// The array (adlib.Error once released at exit).
   const array_type& get() const {
     if (!array_) throw released_error("DistArray");
@@ -127,7 +132,7 @@ class ArrayHolder : public ArrayBase {
     return {specs[I]...};
   }
   std::optional<array_type> array_;
-  py::object keep_;  ///< the numpy array a wrapped array lives in
+  py::object keep_;  ///< what a wrapped array's memory belongs to (numpy array, DAP buffer)
 };
 
 /// A schedule owned by a Python object (released at exit like arrays).

@@ -23,5 +23,8 @@ void bind_float32(pybind11::module_& m);
 void bind_int64(pybind11::module_& m);
 /// See bind_float64.
 void bind_complex128(pybind11::module_& m);
+/// DistArray.__distarray__ on every array class (bound above first) and
+/// _from_distarray: the Distributed Array Protocol.
+void bind_dap(pybind11::module_& m);
 
 }  // namespace adlib_python

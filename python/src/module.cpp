@@ -55,4 +55,5 @@ PYBIND11_MODULE(_adlib, m) {
   adlib_python::bind_float32(m);
   adlib_python::bind_int64(m);
   adlib_python::bind_complex128(m);
+  adlib_python::bind_dap(m);
 }

@@ -13,6 +13,9 @@ dimension:
     ("block_cyclic", n, b)       tiles of b round robin
     ("padded", n, w)             blocks with w cells of communication padding
                                  on every side shared with a neighbour
+    ("ghosted", n, w)            blocks of n with w cells of padding on every
+                                 side: communication padding inside, boundary
+                                 padding at the ends (so 'size' is n + 2w)
     ("unstructured", n, seed)    a scrambled index list dealt unevenly
     ("undistributed", n)         proc_grid_size 1, exported as the empty dict
 Consumer: owned_elements(dap) -> {global index tuple: value} for the
@@ -62,8 +65,9 @@ class DapArray:
             P, c = self.grid_shape[axis], self.coords[axis]
             axis += 1
             dd, positions, owned = self._dimension(dim, P, c)
-            dd.update(size=dim[1] if dim[0] != "irregular" else sum(dim[1]),
-                      proc_grid_size=P, proc_grid_rank=c)
+            size = {"irregular": lambda: sum(dim[1]),
+                    "ghosted": lambda: dim[1] + 2 * dim[2]}.get(dim[0], lambda: dim[1])()
+            dd.update(size=size, proc_grid_size=P, proc_grid_rank=c)
             self.dim_data.append(dd)
             self.global_of_position.append(np.asarray(positions, dtype=np.int64))
             self.owned_mask.append(np.asarray(owned, dtype=bool))
@@ -88,6 +92,13 @@ class DapArray:
             positions = np.arange(lo - low, hi + high)
             owned = (positions >= lo) & (positions < hi)
             return dd, positions, owned
+        if kind == "ghosted":
+            n, w = dim[1], dim[2]
+            lo, hi = w + c * n // P, w + (c + 1) * n // P  # the interior, shifted by w
+            positions = np.arange(lo - w, hi + w)
+            owned = (((positions >= lo) | (c == 0)) & ((positions < hi) | (c == P - 1)))
+            return ({"dist_type": "b", "start": lo - w, "stop": hi + w, "padding": (w, w)},
+                    positions, owned)
         if kind == "irregular":
             sizes = list(dim[1])
             lo = sum(sizes[:c])

@@ -23,6 +23,7 @@ def distributions(n):
         "cyclic": ("cyclic", n),
         "block_cyclic": ("block_cyclic", n, 2),
         "padded": ("padded", n, 1),
+        "ghosted": ("ghosted", n, 1),
         "unstructured": ("unstructured", n, 11),
     }
 
@@ -47,9 +48,10 @@ def check_whole(array, shape):
 @pytest.mark.parametrize("kind", list(distributions(9)))
 def test_one_dimension(kind):
     a = DapArray(comm, [P], [distributions(9)[kind]])
-    a.local[...] = reference((9,), a.local.dtype, *a.global_index_grid())
-    assert everywhere(check_whole(a, (9,)))
-    assert global_shape(a.__distarray__()) == (9,)
+    a.local[...] = reference(a.shape, a.local.dtype, *a.global_index_grid())
+    assert everywhere(check_whole(a, a.shape))
+    # 'size' counts boundary padding, nothing else.
+    assert global_shape(a.__distarray__()) == ((11,) if kind == "ghosted" else (9,))
 
 
 @pytest.mark.parametrize("first", ["block", "irregular", "cyclic", "unstructured", "padded"])
