@@ -106,24 +106,23 @@ std::int64_t to_integer(const py::object& value, const std::string& key) {
   PyObject* index = PyNumber_Index(value.ptr());
   if (!index) {
     PyErr_Clear();
-    throw Malformed{"'" + key + "' is not an integer"};
+    throw Malformed{key + " is not an integer"};
   }
   const long long v = PyLong_AsLongLong(index);
   Py_DECREF(index);
   if (v == -1 && PyErr_Occurred()) {
     PyErr_Clear();
-    throw Malformed{"'" + key + "' does not fit in 64 bits"};
+    throw Malformed{key + " does not fit in 64 bits"};
   }
   return v;
 }
 
+/// A Python or numpy bool (a string or a number is not taken as a truth value).
 bool to_bool(const py::object& value, const std::string& key) {
-  const int truth = PyObject_IsTrue(value.ptr());
-  if (truth < 0) {
-    PyErr_Clear();
-    throw Malformed{"'" + key + "' is not a boolean"};
-  }
-  return truth != 0;
+  const bool is_bool = PyBool_Check(value.ptr()) ||
+                       py::isinstance(value, py::module_::import("numpy").attr("bool_"));
+  if (!is_bool) throw Malformed{key + " is not a boolean"};
+  return PyObject_IsTrue(value.ptr()) != 0;
 }
 
 /// One dimension dictionary; the keys a dist_type requires must be there,
@@ -142,25 +141,25 @@ adlib::dap::DimensionData dimension_from_python(const py::handle& item, std::siz
   if (!py::isinstance<py::str>(type) || type.cast<std::string>().size() != 1)
     throw Malformed{where + "'dist_type' is not a one-letter string"};
   d.dist_type = type.cast<std::string>()[0];
-  d.size = to_integer(required("size"), where + "size");
-  d.proc_grid_size = to_integer(required("proc_grid_size"), where + "proc_grid_size");
-  d.proc_grid_rank = to_integer(required("proc_grid_rank"), where + "proc_grid_rank");
+  d.size = to_integer(required("size"), where + "'size'");
+  d.proc_grid_size = to_integer(required("proc_grid_size"), where + "'proc_grid_size'");
+  d.proc_grid_rank = to_integer(required("proc_grid_rank"), where + "'proc_grid_rank'");
   if (d.dist_type == 'b') {
-    d.start = to_integer(required("start"), where + "start");
-    d.stop = to_integer(required("stop"), where + "stop");
+    d.start = to_integer(required("start"), where + "'start'");
+    d.stop = to_integer(required("stop"), where + "'stop'");
     if (dict.contains("padding")) {
       const py::object padding = dict["padding"];
       if (!py::isinstance<py::sequence>(padding) || py::len(padding) != 2)
         throw Malformed{where + "'padding' is not a pair of integers"};
       const auto pair = py::reinterpret_borrow<py::sequence>(padding);
-      d.padding = std::array<std::int64_t, 2>{to_integer(pair[0], where + "padding"),
-                                              to_integer(pair[1], where + "padding")};
+      d.padding = std::array<std::int64_t, 2>{to_integer(pair[0], where + "'padding'"),
+                                              to_integer(pair[1], where + "'padding'")};
     }
-    if (dict.contains("periodic")) d.periodic = to_bool(dict["periodic"], where + "periodic");
+    if (dict.contains("periodic")) d.periodic = to_bool(dict["periodic"], where + "'periodic'");
   } else if (d.dist_type == 'c') {
-    d.start = to_integer(required("start"), where + "start");
+    d.start = to_integer(required("start"), where + "'start'");
     if (dict.contains("block_size"))
-      d.block_size = to_integer(dict["block_size"], where + "block_size");
+      d.block_size = to_integer(dict["block_size"], where + "'block_size'");
   } else if (d.dist_type == 'u') {
     const py::array indices = py::module_::import("numpy").attr("asarray")(required("indices"));
     if (indices.ndim() != 1) throw Malformed{where + "'indices' is not a one-dimensional sequence"};
@@ -171,7 +170,7 @@ adlib::dap::DimensionData dimension_from_python(const py::handle& item, std::siz
         indices.attr("astype")("int64"));
     d.indices.assign(as_int64.data(), as_int64.data() + as_int64.size());
     if (dict.contains("one_to_one"))
-      d.one_to_one = to_bool(dict["one_to_one"], where + "one_to_one");
+      d.one_to_one = to_bool(dict["one_to_one"], where + "'one_to_one'");
   }
   // Any other letter: the C++ rules name it.
   return d;

@@ -282,7 +282,38 @@ def missing_buffer(d):
     del d["buffer"]
 
 
+def float_indices(d):
+    d["dim_data"] = ({"dist_type": "u", "size": 10, "proc_grid_size": P,
+                      "proc_grid_rank": comm.rank, "indices": [1.5]},)
+
+
+def unknown_dist_type(d):
+    d["dim_data"][0]["dist_type"] = "x"
+
+
+def no_dimensions(d):
+    d["dim_data"] = ()
+
+
+def bytes_buffer(d):
+    d["buffer"] = b"12345678"
+
+
+def bad_padding(d):
+    d["dim_data"][0]["padding"] = "xy"
+
+
+def string_periodic(d):
+    d["dim_data"][0]["periodic"] = "no"
+
+
 @pytest.mark.parametrize("change,fragment", [
+    (float_indices, "'indices' are not integers"),
+    (unknown_dist_type, "'x' is none of"),
+    (no_dimensions, "dim_data length"),
+    (bytes_buffer, "read-only"),
+    (bad_padding, "dim_data[0]: 'padding' is not an integer"),
+    (string_periodic, "dim_data[0]: 'periodic' is not a boolean"),
     (drop_stop, "'stop' is missing"),
     (shift_start, "DAP rule"),
     (read_only, "read-only"),
@@ -298,6 +329,14 @@ def test_malformed_descriptors_raise_on_every_rank(change, fragment, rank):
         pytest.skip("one process agrees with itself: a valid 2-D descriptor")
     d = on_rank(P - 1 if rank == "last" else 0, change)
     ok, messages = raises_everywhere(lambda: adlib.from_distarray(d), fragment)
+    assert everywhere(ok), messages
+
+
+def test_a_fortran_order_buffer_on_one_rank_raises_everywhere():
+    d = DapArray(comm, [P], [("block", 6), ("undistributed", 4)]).__distarray__()
+    if comm.rank == P - 1:
+        d["buffer"] = np.asfortranarray(d["buffer"])
+    ok, messages = raises_everywhere(lambda: adlib.from_distarray(d), "C order")
     assert everywhere(ok), messages
 
 
