@@ -76,6 +76,7 @@ py::dict distarray_interface(const py::object& self) {
   return out;
 }
 
+/// DistArray_<name>_<Rank>d.__distarray__ (the class is bound already).
 template <class T, int Rank>
 void add_distarray_method(py::module_& m, const char* name) {
   py::object cls =
@@ -88,6 +89,7 @@ void add_distarray_method(py::module_& m, const char* name) {
       "arrays over part of the communicator, ...).");
 }
 
+/// __distarray__ on the arrays of element type T, of every rank.
 template <class T>
 void add_distarray_methods(py::module_& m, const char* name) {
   add_distarray_method<T, 1>(m, name);
@@ -184,6 +186,8 @@ struct Converted {
   Element element = Element::unsupported;
 };
 
+/// The module's element type that a buffer holds (format and itemsize, as
+/// import_array will check them).
 Element element_of(const adlib::dap::Buffer& b) {
   using adlib::dap::ElementFormat;
   using adlib::dap::format_matches;
@@ -262,6 +266,8 @@ Converted convert(const py::object& producer) {
   return c;
 }
 
+/// The collective import as DistArray<T, Rank>, owned by a Python object
+/// that keeps the buffer exported.
 template <class T, int Rank>
 py::object import_as(const Converted& c, const adlib::Comm& comm) {
   auto array = [&] {
@@ -272,6 +278,7 @@ py::object import_as(const Converted& c, const adlib::Comm& comm) {
                   py::return_value_policy::take_ownership);
 }
 
+/// import_as for the buffer's number of dimensions (1 to 3, agreed).
 template <class T>
 py::object import_rank(const Converted& c, const adlib::Comm& comm, int rank) {
   switch (rank) {
@@ -300,6 +307,8 @@ py::object from_distarray(const py::object& producer, const py::object& comm_obj
     error = e.message;
   } catch (py::error_already_set& e) {
     error = std::string("reading the DAP dict raised ") + e.what();
+  } catch (const std::exception& e) {  // a pybind11 cast, memory
+    error = std::string("reading the DAP dict failed: ") + e.what();
   }
   adlib::agree_on_errors(comm, error, 0, operation);
   // Every rank converted: the class (element type, rank) must be the same
