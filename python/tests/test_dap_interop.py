@@ -115,6 +115,29 @@ def test_padding_without_boundary_padding_is_refused_everywhere():
         assert everywhere(ok), messages
 
 
+def test_a_halo_exchange_on_the_import_fills_the_producers_padding():
+    # Communication padding is a copy of a neighbour's element: adlib's
+    # WriteHalo on the imported array writes it into the producer's buffer.
+    producer = DapArray(comm, [P], [("ghosted", 10, 2)])
+    owned = producer.owned_mask[0]
+    g = producer.global_of_position[0]
+    producer.local[...] = np.where(owned, reference(producer.shape, np.float64, g), -1.0)
+    adlib.write_halo(adlib.from_distarray(producer))
+    assert everywhere(np.array_equal(producer.local[~owned],
+                                     reference(producer.shape, np.float64, g[~owned])))
+
+
+def test_the_communicator_argument_is_the_dap_grid():
+    # Two producers side by side, each over half of the processes.
+    sub = comm.Split(comm.rank % 2, comm.rank)
+    producer = DapArray(sub, [sub.size], [("cyclic", 7)], dtype=np.int64)
+    producer.local[...] = reference(producer.shape, np.int64, *producer.global_index_grid())
+    a = adlib.from_distarray(producer, sub)
+    whole = adlib.full(a)
+    sub.Free()
+    assert everywhere(np.array_equal(whole, reference((7,), np.int64, np.arange(7))))
+
+
 def test_the_dict_itself_is_accepted_and_the_buffer_outlives_the_producer():
     producer = DapArray(comm, [P], [("block", 12)])
     producer.local[...] = reference(producer.shape, np.float64, *producer.global_index_grid())
