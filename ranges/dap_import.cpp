@@ -84,8 +84,9 @@ std::vector<Summary> validate(const Descriptor& descriptor, const Comm& comm,
   long long length = static_cast<long long>(mine.values.size());
   ADLIB_MPI(MPI_Allgather(&length, 1, MPI_LONG_LONG, lengths.data(), 1, MPI_LONG_LONG, comm.get()),
             kOperation);
-  for (int r = 0; r < processes; ++r)
-    if (lengths[r] != length) {
+  // Compared with rank 0's, so that every rank names the same process.
+  for (int r = 1; r < processes; ++r)
+    if (lengths[r] != lengths[0]) {
       const int dims = static_cast<int>((lengths[r] - 3) / Summary::fields);
       throw Error("DAP rule 'dim_data length': rank " + std::to_string(r) + ": " +
                       std::to_string(dims) + " dimensions, rank 0 has " +
