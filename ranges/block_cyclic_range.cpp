@@ -164,6 +164,26 @@ void BlockCyclicRange::owners(const Triplet& indices, std::vector<int>& coords) 
   }
 }
 
+dap::DimensionData BlockCyclicRange::dap_dimension(int coord) const {
+  dap::DimensionData out;
+  out.dist_type = 'c';
+  out.size = extent();
+  out.proc_grid_size = process_count();
+  out.proc_grid_rank = coord;
+  // The first index of the first tile dealt to coord (extent() when none).
+  const Index n = extent(), p = process_count();
+  const Index tile = ((coord - source()) % p + p) % p;
+  out.start = tile > n / block_size() ? n : std::min(tile * block_size(), n);
+  out.block_size = block_size();
+  return out;
+}
+
+dap::DimensionData CyclicRange::dap_dimension(int coord) const {
+  dap::DimensionData out = BlockCyclicRange::dap_dimension(coord);
+  out.block_size.reset();
+  return out;
+}
+
 std::string BlockCyclicRange::describe() const {
   return "block-cyclic(b=" + std::to_string(block_) + ", " + describe_common() +
          (source_ ? ", source " + std::to_string(source_) : "") + ")";

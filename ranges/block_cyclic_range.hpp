@@ -48,6 +48,9 @@ class BlockCyclicRange : public Range {
   Owner owner(Index global) const override;
   Index global_index(int coord, Index local) const override;
   LocalMap local_map(int coord) const override;
+  /// 'c' with this range's tile size (DAP `block_size`) and its source
+  /// folded into `start`.
+  dap::DimensionData dap_dimension(int coord) const override;
   std::string describe() const override;
 
  private:
@@ -71,6 +74,8 @@ class CyclicRange : public BlockCyclicRange {
   /// `extent` indices dealt one by one over `dimension`, the first on `source`.
   CyclicRange(Index extent, const Dimension& dimension, int source = 0)
       : BlockCyclicRange(extent, dimension, 1, source) {}
+  /// 'c' without `block_size` (the DAP's default of 1).
+  dap::DimensionData dap_dimension(int coord) const override;
   std::string describe() const override;
 };
 

@@ -1,59 +1,24 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <adlib/ranges/dap_export.hpp>
 
-#include <adlib/ranges/block_cyclic_range.hpp>
-#include <adlib/ranges/unstructured_range.hpp>
 #include <adlib/runtime/error.hpp>
 
 namespace adlib::dap {
 
 namespace {
 
-void refuse(const std::string& why) {
+[[noreturn]] void refuse(const std::string& why) {
   throw Error(why, -1, "dap::describe");
 }
 
+// The range's own answer (Range::dap_dimension), its refusal named by
+// dimension.
 DimensionData describe_dimension(const Range& range, int coord, int d) {
-  DimensionData out;
-  out.size = range.extent();
-  out.proc_grid_size = range.process_count();
-  out.proc_grid_rank = coord;
-  const Index n = range.extent(), p = range.process_count();
-  if (const auto* u = dynamic_cast<const UnstructuredRange*>(&range)) {
-    out.dist_type = 'u';
-    out.indices.assign(u->indices().begin(), u->indices().end());
-    out.one_to_one = u->holding() == Holding::one_to_one;
-    return out;
+  try {
+    return range.dap_dimension(coord);
+  } catch (const Error& e) {
+    refuse("dimension " + std::to_string(d) + ": " + e.message());
   }
-  if (const auto* c = dynamic_cast<const BlockCyclicRange*>(&range)) {
-    out.dist_type = 'c';
-    const Index tile = ((coord - c->source()) % p + p) % p;
-    out.start = tile > n / c->block_size() ? n : std::min(tile * c->block_size(), n);
-    if (!dynamic_cast<const CyclicRange*>(&range)) out.block_size = c->block_size();
-    return out;
-  }
-  const Index low = range.ghost_low(), high = range.ghost_high();
-  if (!range.dimension() && low == 0 && high == 0 && !range.periodic())
-    return DimensionData::undistributed();
-  if (!range.contiguous())
-    refuse("dimension " + std::to_string(d) + ": " + range.describe() +
-           " is neither contiguous, cyclic nor unstructured: no DAP dist_type describes it");
-  if (p > 1 && low != high)
-    refuse("dimension " + std::to_string(d) + ": ghost widths " + std::to_string(low) + "/" +
-           std::to_string(high) +
-           " differ, but the DAP wants the same communication padding on both sides of a "
-           "process boundary");
-  // Owned [b, e) in adlib's indices; the buffer is [b - low, e + high), which
-  // is [b, e + low + high) once the ghost cells at the domain's ends count as
-  // boundary padding (DAP index = adlib index + low).
-  const Interval owned = range.owned_interval(coord);
-  out.dist_type = 'b';
-  out.size = n + low + high;
-  out.start = owned.begin;
-  out.stop = owned.end + low + high;
-  if (low || high) out.padding = std::array<std::int64_t, 2>{low, high};
-  if (range.periodic()) out.periodic = true;
-  return out;
 }
 
 }  // namespace

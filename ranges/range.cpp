@@ -24,6 +24,37 @@ Interval Range::owned_interval(int) const {
               "Range::owned_interval");
 }
 
+dap::DimensionData Range::dap_dimension(int coord) const {
+  const Index low = ghost_low(), high = ghost_high();
+  if (!dimension() && low == 0 && high == 0 && !periodic())
+    return dap::DimensionData::undistributed();
+  const char* operation = "dap::describe";
+  if (!contiguous())
+    throw Error(describe() +
+                    " is neither contiguous, cyclic nor unstructured: no DAP dist_type "
+                    "describes it",
+                -1, operation);
+  if (process_count() > 1 && low != high)
+    throw Error("ghost widths " + std::to_string(low) + "/" + std::to_string(high) +
+                    " differ, but the DAP wants the same communication padding on both sides "
+                    "of a process boundary",
+                -1, operation);
+  // Owned [b, e) in adlib's indices; the buffer is [b - low, e + high), which
+  // is [b, e + low + high) once the ghost cells at the domain's ends count as
+  // boundary padding (DAP index = adlib index + low).
+  const Interval owned = owned_interval(coord);
+  dap::DimensionData out;
+  out.dist_type = 'b';
+  out.size = extent() + low + high;
+  out.proc_grid_size = process_count();
+  out.proc_grid_rank = coord;
+  out.start = owned.begin;
+  out.stop = owned.end + low + high;
+  if (low || high) out.padding = std::array<std::int64_t, 2>{low, high};
+  if (periodic()) out.periodic = true;
+  return out;
+}
+
 std::vector<Owner> Range::locate(const std::vector<Index>& globals) const {
   std::vector<Owner> owners;
   owners.reserve(globals.size());

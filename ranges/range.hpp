@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include <adlib/ranges/dap_descriptor.hpp>
 #include <adlib/ranges/process_grid.hpp>
 #include <adlib/ranges/triplet.hpp>
 
@@ -143,6 +144,16 @@ class Range {
   /// input on any process is the same adlib::Error on every process.
   /// Otherwise owner() of each, without communication.
   virtual std::vector<Owner> locate(const std::vector<Index>& globals) const;
+
+  /// This range's dimension dictionary in the Distributed Array Protocol
+  /// (ranges/dap_descriptor.hpp) at coordinate `coord`: each kind says how
+  /// the DAP names it, so dap::describe asks instead of casting.  Here:
+  /// contiguous ranges as 'b' (ghost cells as padding, the ones at the
+  /// domain's ends as boundary padding: DAP index = index + ghost_low()), an
+  /// undistributed range without ghosts as the empty dictionary; the cyclic
+  /// kinds answer 'c', UnstructuredRange 'u'.  A range the DAP cannot name is
+  /// an adlib::Error.
+  virtual dap::DimensionData dap_dimension(int coord) const;
 
   /// A one-line description that identifies the distribution exactly.
   virtual std::string describe() const = 0;

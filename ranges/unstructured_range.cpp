@@ -173,6 +173,17 @@ LocalMap UnstructuredRange::local_map(int) const {
               "UnstructuredRange::local_map");
 }
 
+dap::DimensionData UnstructuredRange::dap_dimension(int coord) const {
+  dap::DimensionData out;
+  out.dist_type = 'u';
+  out.size = extent();
+  out.proc_grid_size = process_count();
+  out.proc_grid_rank = coord;
+  out.indices.assign(indices().begin(), indices().end());
+  out.one_to_one = holding() == Holding::one_to_one;
+  return out;
+}
+
 std::string UnstructuredRange::describe() const {
   char lists[17];
   std::snprintf(lists, sizeof lists, "%016llx",

@@ -77,6 +77,8 @@ class UnstructuredRange : public Range {
   LocalMap local_map(int coord) const override;
   /// Kind, extent, holding, dimension and a fingerprint of every list (the
   /// same on every process).
+  /// 'u': this process's indices, in local order, and `one_to_one`.
+  dap::DimensionData dap_dimension(int coord) const override;
   std::string describe() const override;
   /// False: other processes' indices are found with locate().
   bool plannable_locally() const override { return false; }
