@@ -10,6 +10,12 @@ per call.  Timing as bench/src/common.hpp's time_op: 10 timed warm-up calls,
 iterations per repeat from their mean, 5 repeats between barriers, each
 repeat's time per operation the maximum over ranks; median, min and max of
 the repeats in microseconds.  Values are verified before and after timing.
+After each repeat the host-mode probes of bench/src/common.cpp run (an 8-byte
+ping-pong latency and a 512 KiB exchange of freshly written data, each the
+maximum over ranks, the medians printed as lat_us and dirty_us): the two
+lines of a case compare only when their probes match.  They are timed with
+mpi4py on numpy buffers, which adds a little to lat_us compared with the C++
+harness.
 
     source scripts/mpi-env
     mpirun -np 2 --bind-to core env PYTHONPATH=build/python \\
@@ -31,8 +37,60 @@ comm = MPI.COMM_WORLD
 MIN_REPEAT_S = float(os.environ.get("ANCHORS_MIN_REP_S", "0.2"))
 
 
+PROBE_TAG = 7001
+DIRTY_DOUBLES = 512 * 1024 // 8
+dirty_send = np.zeros(DIRTY_DOUBLES)
+dirty_recv = np.zeros(DIRTY_DOUBLES)
+generation = 0
+
+
+def latency_probe(partner):
+    word = np.zeros(1)
+    first = comm.rank < partner
+
+    def round_trip():
+        if first:
+            comm.Send(word, partner, PROBE_TAG)
+            comm.Recv(word, partner, PROBE_TAG)
+        else:
+            comm.Recv(word, partner, PROBE_TAG)
+            comm.Send(word, partner, PROBE_TAG)
+
+    for _ in range(10):
+        round_trip()
+    t0 = MPI.Wtime()
+    for _ in range(100):
+        round_trip()
+    return (MPI.Wtime() - t0) / 200 * 1e6
+
+
+def dirty_probe(partner):
+    global generation
+    samples = []
+    for _ in range(5):
+        # Rewritten whole, so its cache lines are dirty when MPI reads them.
+        generation += 1
+        np.add(np.arange(DIRTY_DOUBLES, dtype=np.float64), generation, out=dirty_send)
+        comm.Sendrecv(dirty_send[:0], partner, PROBE_TAG, dirty_recv[:0], partner, PROBE_TAG)
+        t0 = MPI.Wtime()
+        comm.Sendrecv(dirty_send, partner, PROBE_TAG, dirty_recv, partner, PROBE_TAG)
+        samples.append((MPI.Wtime() - t0) * 1e6)
+    return statistics.median(samples)
+
+
+def probes():
+    """(lat_us, dirty_us), each the maximum over ranks (0 without a partner)."""
+    partner = comm.rank ^ 1
+    lat = dirty = 0.0
+    if partner < comm.size:
+        lat = latency_probe(partner)
+        dirty = dirty_probe(partner)
+    return comm.allreduce(lat, op=MPI.MAX), comm.allreduce(dirty, op=MPI.MAX)
+
+
 def time_op(run):
-    """run(n) executes the operation n times; returns (median, min, max) us."""
+    """run(n) executes the operation n times; returns (median, min, max,
+    lat_us, dirty_us): times per operation in us, probe medians."""
     comm.Barrier()
     t0 = MPI.Wtime()
     run(10)
@@ -41,14 +99,23 @@ def time_op(run):
         n = math.ceil(1.0 / warm)
     else:
         n = max(200, math.ceil(MIN_REPEAT_S / max(warm, 1e-9)))
-    repeats = []
+    repeats, lat, dirty = [], [], []
     for _ in range(5):
         comm.Barrier()
         t0 = MPI.Wtime()
         run(n)
         t1 = MPI.Wtime()
         repeats.append(comm.allreduce((t1 - t0) / n, op=MPI.MAX) * 1e6)
-    return statistics.median(repeats), min(repeats), max(repeats)
+        probe = probes()
+        lat.append(probe[0])
+        dirty.append(probe[1])
+    return (statistics.median(repeats), min(repeats), max(repeats), statistics.median(lat),
+            statistics.median(dirty))
+
+
+def probes_match(a, b):
+    """Within 30% of each other: the same host mode (they differ by 2x)."""
+    return max(a, b) <= 1.3 * min(a, b) if min(a, b) > 0 else a == b
 
 
 def fail(case, what):
@@ -127,21 +194,28 @@ def main():
     args = parser.parse_args()
     lines = []
     if comm.rank == 0:
-        print("%-16s %-13s %10s %10s %10s %9s %7s" % ("case", "impl", "median_us", "min_us",
-                                                     "max_us", "bytes", "GB/s"))
+        print("%-16s %-13s %10s %10s %10s %9s %7s %7s %8s" %
+              ("case", "impl", "median_us", "min_us", "max_us", "bytes", "GB/s", "lat_us",
+               "dirty_us"))
     for case, results, nbytes in (h2d(512), rm1(65536)):
-        cpp_median = results[0][1][0]
-        for impl, (median, lo, hi) in results:
+        cpp_median, cpp_lat, cpp_dirty = (results[0][1][k] for k in (0, 3, 4))
+        for impl, (median, lo, hi, lat, dirty) in results:
             line = {"case": case, "impl": impl, "median_us": median, "min_us": lo, "max_us": hi,
-                    "bytes": nbytes, "GBps": nbytes / (median * 1e3), "np": comm.size}
+                    "bytes": nbytes, "GBps": nbytes / (median * 1e3), "np": comm.size,
+                    "probe_lat_us": lat, "probe_dirty_us": dirty,
+                    "run": int(os.environ.get("ADLIB_BENCH_RUN", "1"))}
             if impl == "adlib-python":
                 line["bridge_overhead_us"] = median - cpp_median
             lines.append(line)
             if comm.rank == 0:
-                extra = ("  bridge +%.2f us" % (median - cpp_median)
-                         if impl == "adlib-python" else "")
-                print("%-16s %-13s %10.2f %10.2f %10.2f %9d %7.2f%s" %
-                      (case, impl, median, lo, hi, nbytes, line["GBps"], extra))
+                extra = ""
+                if impl == "adlib-python":
+                    extra = "  bridge %+.2f us" % (median - cpp_median)
+                    # Another host mode between the two lines: no comparison.
+                    if not probes_match(lat, cpp_lat) or not probes_match(dirty, cpp_dirty):
+                        extra += " (probes differ from the adlib line: compare another run)"
+                print("%-16s %-13s %10.2f %10.2f %10.2f %9d %7.2f %7.2f %8.1f%s" %
+                      (case, impl, median, lo, hi, nbytes, line["GBps"], lat, dirty, extra))
     if comm.rank == 0 and args.jsonl:
         with open(args.jsonl, "a") as out:
             out.write(json.dumps({"meta": True, "np": comm.size, "host": os.uname().nodename,
