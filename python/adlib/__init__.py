@@ -16,12 +16,15 @@ initialises Kokkos (finalised at exit, before mpi4py finalises MPI).
 Errors are adlib.Error (a RuntimeError) carrying adlib's message, raised on
 every rank for bad collective arguments.
 """
+import operator as _operator
+
 from mpi4py import MPI as _MPI  # initialises MPI before _adlib loads
 import numpy as _np
 
 from . import _adlib
 from ._adlib import (  # noqa: F401
     Boundary,
+    Combine,
     DistArrayBase,
     Error,
     Group,
@@ -40,14 +43,18 @@ __version__ = _adlib.__version__
 
 #: The element types arrays can hold (numpy dtype names).
 DTYPES = ("float64", "float32", "int64", "complex128")
+#: Arrays of bool are masks (ArrayGather, ArrayScatter, DimensionReduction)
+#: and the results of any / all along a dimension: no schedules of their own.
+MASK_DTYPE = "bool"
 
 
 def DistArray(grid, specs, dtype=_np.float64):
     """A new distributed array over `grid` (a ProcessGrid or Group), one
-    RangeSpec per dimension (1 to 3), elements of `dtype` (see DTYPES).
-    Collective over the grid's communicator.  The elements are not set."""
+    RangeSpec per dimension (1 to 3), elements of `dtype` (see DTYPES; bool
+    for masks).  Collective over the grid's communicator.  The elements are
+    not set."""
     name = _np.dtype(dtype).name
-    if name not in DTYPES:
+    if name not in DTYPES + (MASK_DTYPE,):
         raise TypeError("adlib arrays hold %s, not %s" % (", ".join(DTYPES), name))
     specs = list(specs)
     if not 1 <= len(specs) <= 3:
@@ -66,7 +73,7 @@ def wrap(grid, specs, local):
     every rank.  Ranks that hold no data pass an empty array of the same
     rank and element type."""
     name = local.dtype.name if isinstance(local, _np.ndarray) else None
-    if name not in DTYPES:
+    if name not in DTYPES + (MASK_DTYPE,):
         raise TypeError("adlib.wrap takes a numpy array of %s, not %r" % (", ".join(DTYPES),
                                                                          type(local).__name__))
     specs = list(specs)
@@ -138,6 +145,227 @@ def ArrayReduction(like):
     return _schedule_class("ArrayReduction", like)(like)
 
 
+def _combine(combine):
+    """adlib.Combine from an enumeration value or its name ("add", ...)."""
+    if isinstance(combine, Combine):
+        return combine
+    if isinstance(combine, str) and combine in Combine.__members__:
+        return Combine.__members__[combine]
+    raise ValueError("combine must be one of %s (or adlib.Combine), not %r"
+                     % (", ".join(Combine.__members__), combine))
+
+
+def _subscript_list(subscripts):
+    """This rank's subscripts as a C-order numpy int64 array (flattened)."""
+    subscripts = _np.asarray(subscripts)
+    if subscripts.size and subscripts.dtype.kind not in "iu":
+        raise TypeError("subscripts are integers, not %s" % subscripts.dtype.name)
+    return _np.ascontiguousarray(subscripts.ravel(), dtype=_np.int64)
+
+
+def _vector_class(kind, array):
+    if not isinstance(array, DistArrayBase):
+        raise TypeError("%s takes an adlib array, not %s" % (kind, type(array).__name__))
+    if array.ndim != 1:
+        raise Error("adlib: %s: the vector form addresses 1-D arrays, not rank %d (the array "
+                    "form: adlib.Array%s)" % (kind, array.ndim, kind))
+    try:
+        return getattr(_adlib, "%s_%s" % (kind, array.dtype.name))
+    except AttributeError:
+        raise TypeError("%s moves %s, not %s" % (kind, ", ".join(DTYPES), array.dtype.name))
+
+
+def _array_form_class(kind, dst, src):
+    for a in (dst, src):
+        if not isinstance(a, DistArrayBase):
+            raise TypeError("%s takes adlib arrays, not %s" % (kind, type(a).__name__))
+    if dst.dtype != src.dtype or dst.dtype.name not in DTYPES:
+        raise TypeError("%s needs arrays of one element type of %s (%s and %s)"
+                        % (kind, ", ".join(DTYPES), dst.dtype.name, src.dtype.name))
+    return getattr(_adlib, "%s_%s_%dd_%dd" % (kind, dst.dtype.name, dst.ndim, src.ndim))
+
+
+def _subscript_arrays(subscripts):
+    """A list of subscript arrays (a single array stands for a list of one)."""
+    return [subscripts] if isinstance(subscripts, DistArrayBase) else list(subscripts)
+
+
+def Gather(src, subscripts):
+    """Plans out[k] = src[subscripts[k]] for this rank's own subscripts (a
+    numpy int64 array or any sequence of integers, repeats allowed, possibly
+    empty) from 1-D arrays of `src`'s layout (collective: a subscript out of
+    range on any rank raises adlib.Error on every rank).
+    .execute(src, out=None) many times returns the gathered numpy array."""
+    return _vector_class("Gather", src)(src, _subscript_list(subscripts))
+
+
+def Scatter(dst, subscripts, combine=Combine.add):
+    """Plans dst[subscripts[k]] = combine(dst[subscripts[k]], values[k]) for
+    this rank's own subscripts into 1-D arrays of `dst`'s layout
+    (collective); `combine` an adlib.Combine or its name: "add" (default),
+    "replace", "min", "max", "product".  Repeated subscripts combine every
+    value.  .execute(dst, values) many times."""
+    return _vector_class("Scatter", dst)(dst, _subscript_list(subscripts), _combine(combine))
+
+
+def ArrayGather(dst, src, subscripts, mask=None):
+    """Plans dst[i] = src[subscripts[0][i], ..., subscripts[R-1][i]] for every
+    element i of dst where mask[i] is true (collective): `subscripts` holds
+    one int64 DistArray per dimension of `src` (a single array for a 1-D
+    src), each, and the optional bool mask, distributed like `dst`; any
+    ranks (1 to 3) and distributions.  .execute(dst, src) many times."""
+    cls = _array_form_class("ArrayGather", dst, src)
+    return cls(dst, src, _subscript_arrays(subscripts), mask)
+
+
+def ArrayScatter(dst, src, subscripts, mask=None, combine=Combine.add):
+    """Plans dst[subscripts[0][i], ...] = combine(dst[...], src[i]) for every
+    element i of src where mask[i] is true (collective): one int64 DistArray
+    per dimension of `dst`, each, and the optional bool mask, distributed
+    like `src`; `combine` as for Scatter.  .execute(dst, src) many times."""
+    cls = _array_form_class("ArrayScatter", dst, src)
+    return cls(dst, src, _subscript_arrays(subscripts), mask, _combine(combine))
+
+
+def gather(a, b, *args, **kwargs):
+    """One-shot gather, two forms:
+    gather(src, subscripts, out=None): the vector form, returns out;
+    gather(dst, src, subscripts, mask=None): the array form, fills dst."""
+    if isinstance(b, DistArrayBase):
+        ArrayGather(a, b, *args, **kwargs).execute(a, b)
+        return a
+    return Gather(a, b).execute(a, *args, **kwargs)
+
+
+def scatter(dst, b, *args, **kwargs):
+    """One-shot scatter, two forms:
+    scatter(dst, subscripts, values, combine="add"): the vector form;
+    scatter(dst, src, subscripts, mask=None, combine="add"): the array form."""
+    if isinstance(b, DistArrayBase):
+        ArrayScatter(dst, b, *args, **kwargs).execute(dst, b)
+    else:
+        values, args = (args[0], args[1:]) if args else (kwargs.pop("values"), args)
+        Scatter(dst, b, *args, **kwargs).execute(dst, values)
+
+
+def DimensionReduction(source, dimension):
+    """Plans reductions of arrays of `source`'s layout (rank 2 or 3) along
+    `dimension` (collective): .sum, .product, .maxval, .minval, .maxloc,
+    .minloc, .count (result, source, mask=None), .any, .all (result, source);
+    .make_result(dtype=None) allocates a result (rank - 1, replicated over
+    the dimension's process axis): the source's type, int64 (maxloc, minloc,
+    count) or bool (any, all)."""
+    if isinstance(source, DistArrayBase) and source.ndim == 1:
+        raise Error("adlib: DimensionReduction: a reduction along a dimension of a rank-1 "
+                    "array is a whole-array reduction (adlib.ArrayReduction)")
+    return _schedule_class("DimensionReduction", source)(source, dimension)
+
+
+def _along(operation, result_dtype, a, dim, mask):
+    """One-shot reduction along `dim`: plans, allocates the result, executes."""
+    plan = DimensionReduction(a, dim)
+    result = plan.make_result(result_dtype)
+    getattr(plan, operation)(result, a, mask)
+    return result
+
+
+def sum_dim(a, dim, mask=None):
+    """SUM(a, DIM=dim, MASK=mask): a new array of rank a.ndim - 1."""
+    return _along("sum", None, a, dim, mask)
+
+
+def product_dim(a, dim, mask=None):
+    """PRODUCT(a, DIM=dim, MASK=mask)."""
+    return _along("product", None, a, dim, mask)
+
+
+def maxval_dim(a, dim, mask=None):
+    """MAXVAL(a, DIM=dim, MASK=mask) (-inf or the lowest integer where nothing counts)."""
+    return _along("maxval", None, a, dim, mask)
+
+
+def minval_dim(a, dim, mask=None):
+    """MINVAL(a, DIM=dim, MASK=mask) (+inf or the largest integer where nothing counts)."""
+    return _along("minval", None, a, dim, mask)
+
+
+def maxloc_dim(a, dim, mask=None):
+    """MAXLOC(a, DIM=dim, MASK=mask): int64 positions along dim (0-based, the
+    first on ties, -1 where nothing counts)."""
+    return _along("maxloc", _np.int64, a, dim, mask)
+
+
+def minloc_dim(a, dim, mask=None):
+    """MINLOC(a, DIM=dim, MASK=mask) (see maxloc_dim)."""
+    return _along("minloc", _np.int64, a, dim, mask)
+
+
+def count_dim(a, dim, mask=None):
+    """COUNT(a != 0, DIM=dim, MASK=mask) as int64."""
+    return _along("count", _np.int64, a, dim, mask)
+
+
+def any_dim(a, dim):
+    """ANY(a != 0, DIM=dim) as bool."""
+    return _along("any", _np.bool_, a, dim, None)
+
+
+def all_dim(a, dim):
+    """ALL(a != 0, DIM=dim) as bool."""
+    return _along("all", _np.bool_, a, dim, None)
+
+
+def _section(kind, shape, key):
+    """Triplets (lo, hi, stride) and the numpy shape of the section of an
+    array of `shape` that a numpy-style key (integers and slices) selects;
+    integers drop their dimension from the shape, as numpy does."""
+    key = key if isinstance(key, tuple) else (key,)
+    if len(key) > len(shape):
+        raise Error("adlib: %s: %d subscripts for an array of rank %d"
+                    % (kind, len(key), len(shape)))
+    key = key + (slice(None),) * (len(shape) - len(key))
+    triplets, kept = [], []
+    for d, (k, n) in enumerate(zip(key, shape)):
+        if isinstance(k, slice):
+            positions = range(*k.indices(n))
+            if len(positions):
+                triplets.append((positions.start, positions[-1], positions.step))
+            else:
+                triplets.append((0, -1, 1))
+            kept.append(len(positions))
+        else:
+            i = _operator.index(k)
+            if not -n <= i < n:
+                raise Error("adlib: %s: index %d out of range in dimension %d of extent %d"
+                            % (kind, i, d, n))
+            i = i + n if i < 0 else i
+            triplets.append((i, i, 1))
+    return triplets, kept
+
+
+def Broadcast(array, key=(), group=None):
+    """Plans the broadcast of the section array[key] (integers and slices,
+    numpy style; the whole array by default) from the process that holds it
+    to every process of `group` (the array's group by default), collectively
+    over the grid's communicator; a section held by several processes
+    raises adlib.Error on every rank.  .execute(array) many times returns the
+    section as a numpy array (integer subscripts drop their dimension; None
+    outside the group); .value(array) the element of a one-element section."""
+    triplets, shape = _section("Broadcast", array.shape, key)
+    return _schedule_class("Broadcast", array)(array, triplets, shape, group)
+
+
+def broadcast(array, key=(), group=None):
+    """One-shot broadcast of array[key] (see Broadcast)."""
+    return Broadcast(array, key, group).execute(array)
+
+
+def broadcast_value(array, *index):
+    """The element array[index] (one integer per dimension) on every process
+    of the array's group (collective)."""
+    return Broadcast(array, tuple(index)).value(array)
+
+
 def remap(dst, src):
     """One-shot dst = src: plans, executes and drops a Remap."""
     Remap(dst, src).execute(dst, src)
@@ -183,8 +411,11 @@ def dot(a, b):
 
 
 __all__ = [
-    "ArrayReduction", "Boundary", "DTYPES", "DistArray", "DistArrayBase", "Error", "Group",
-    "ProcessGrid", "RangeSpec", "Remap", "Shift", "ShiftMode", "Stencil", "WriteHalo", "block",
-    "block_cyclic", "collapsed", "cyclic", "dot", "from_distarray", "full", "irregular_block",
-    "maxval", "minval", "remap", "shift", "sum", "wrap", "write_halo",
+    "ArrayGather", "ArrayReduction", "ArrayScatter", "Boundary", "Broadcast", "Combine", "DTYPES",
+    "DimensionReduction", "DistArray", "DistArrayBase", "Error", "Gather", "Group", "MASK_DTYPE",
+    "ProcessGrid", "RangeSpec", "Remap", "Scatter", "Shift", "ShiftMode", "Stencil", "WriteHalo",
+    "all_dim", "any_dim", "block", "block_cyclic", "broadcast", "broadcast_value", "collapsed",
+    "count_dim", "cyclic", "dot", "from_distarray", "full", "gather", "irregular_block",
+    "maxloc_dim", "maxval", "maxval_dim", "minloc_dim", "minval", "minval_dim", "product_dim",
+    "remap", "scatter", "shift", "sum", "sum_dim", "wrap", "write_halo",
 ]

@@ -188,9 +188,11 @@ py::tuple box_indices(const adlib::LocalBox<Rank>& box) {
   return out;
 }
 
-/// DistArray_<name>_<Rank>d and its schedules.
+/// The class DistArray_<name>_<Rank>d alone (the bool arrays of masks have
+/// no schedules of their own).
 template <class T, int Rank>
-void bind_rank(py::module_& m, const std::string& name) {
+py::class_<ArrayHolder<T, Rank>, ArrayBase> bind_array_class(py::module_& m,
+                                                             const std::string& name) {
   using Holder = ArrayHolder<T, Rank>;
   const std::string suffix = "_" + name + "_" + std::to_string(Rank) + "d";
 
@@ -252,6 +254,15 @@ void bind_rank(py::module_& m, const std::string& name) {
       .def("__repr__", [suffix](const Holder& h) {
         return "DistArray" + suffix + "(" + h.get().layout().describe_distribution() + ")";
       });
+  return array;
+}
+
+/// DistArray_<name>_<Rank>d and its schedules.
+template <class T, int Rank>
+void bind_rank(py::module_& m, const std::string& name) {
+  using Holder = ArrayHolder<T, Rank>;
+  const std::string suffix = "_" + name + "_" + std::to_string(Rank) + "d";
+  auto array = bind_array_class<T, Rank>(m, name);
 
   using RemapHolder = ScheduleHolder<adlib::Remap<T, Rank, Space>>;
   py::class_<RemapHolder> remap(m, ("Remap" + suffix).c_str(),

@@ -55,5 +55,14 @@ PYBIND11_MODULE(_adlib, m) {
   adlib_python::bind_float32(m);
   adlib_python::bind_int64(m);
   adlib_python::bind_complex128(m);
+  adlib_python::bind_bool(m);
+  adlib_python::bind_gather_scatter_float64(m);
+  adlib_python::bind_gather_scatter_float32(m);
+  adlib_python::bind_gather_scatter_int64(m);
+  adlib_python::bind_gather_scatter_complex128(m);
+  adlib_python::bind_dimensions_and_broadcast_float64(m);
+  adlib_python::bind_dimensions_and_broadcast_float32(m);
+  adlib_python::bind_dimensions_and_broadcast_int64(m);
+  adlib_python::bind_dimensions_and_broadcast_complex128(m);
   adlib_python::bind_dap(m);
 }

@@ -4,6 +4,8 @@
 #include "arrays.hpp"
 #include "bindings.hpp"
 
+#include <adlib/runtime/combine.hpp>
+
 namespace adlib_python {
 
 void bind_options(py::module_& m) {
@@ -23,6 +25,14 @@ void bind_options(py::module_& m) {
       .value("cyclic", adlib::ShiftMode::cyclic, "wraps around (CSHIFT)")
       .value("end_off", adlib::ShiftMode::end_off, "the fill value (EOSHIFT)")
       .value("keep", adlib::ShiftMode::keep, "the destination keeps its values");
+  // The built-in operations of runtime/combine.hpp that a Scatter takes.
+  py::enum_<adlib::op::Kind>(m, "Combine",
+                             "How Scatter combines an arriving value into its target.")
+      .value("replace", adlib::op::Kind::replace, "target = value")
+      .value("add", adlib::op::Kind::add, "target += value")
+      .value("min", adlib::op::Kind::min, "target = min(target, value) (not complex)")
+      .value("max", adlib::op::Kind::max, "target = max(target, value) (not complex)")
+      .value("product", adlib::op::Kind::product, "target *= value");
 }
 
 }  // namespace adlib_python
