@@ -178,3 +178,25 @@ def test_broadcast_errors():
     assert ok, messages
     ok, messages = raises_everywhere(lambda: adlib.Broadcast(a, 1).value(a), "one element")
     assert ok, messages
+
+
+def test_broadcast_to_groups_other_than_the_arrays():
+    grid = adlib.ProcessGrid.balanced(comm, 2)
+    rows, cols = grid.shape
+    n, m = 9, 4
+    # The array lives on the first column of processes only.
+    a = adlib.DistArray(grid.restrict(1, 0), [uneven(n, rows), adlib.collapsed(m)])
+    fill_reference(a)
+    expected = whole((n, m), np.float64)
+    # To every process of the grid, holders of the array or not.
+    got = adlib.broadcast(a, 5, group=adlib.Group(grid))
+    assert everywhere(np.array_equal(got, expected[5]))
+    # To the row of processes of the owner: the others get None.
+    sizes = [0] * rows
+    for g in range(n):
+        sizes[g % max(rows - 1, 1)] += 1
+    owner_row = int(np.searchsorted(np.cumsum(sizes), 5, side="right"))
+    row_group = grid.restrict(0, owner_row)
+    got = adlib.Broadcast(a, (5, slice(1, 3)), group=row_group).execute(a)
+    member = row_group.contains(comm.rank)
+    assert everywhere(np.array_equal(got, expected[5, 1:3]) if member else got is None)
