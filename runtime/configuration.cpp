@@ -154,6 +154,8 @@ Configuration Configuration::parse(const std::function<const char*(const char*)>
     c.reduction_split_bytes = parse_bytes_setting("ADLIB_REDUCTION_SPLIT_BYTES", v);
   if (value("ADLIB_RANKS_PER_NODE", v))
     c.ranks_per_node = parse_count_setting("ADLIB_RANKS_PER_NODE", v);
+  if (value("ADLIB_COLLECTIVE_PIECE_BYTES", v))
+    c.collective_piece_bytes = parse_bytes_setting("ADLIB_COLLECTIVE_PIECE_BYTES", v);
   return c;
 }
 
@@ -198,6 +200,7 @@ std::uint64_t Configuration::fingerprint() const {
   h = detail::hash_mix(h, static_cast<std::uint64_t>(reduction_long_bytes));
   h = detail::hash_mix(h, static_cast<std::uint64_t>(reduction_split_bytes));
   h = detail::hash_mix(h, static_cast<std::uint64_t>(ranks_per_node));
+  h = detail::hash_mix(h, static_cast<std::uint64_t>(collective_piece_bytes));
   return h;
 }
 
@@ -210,15 +213,17 @@ std::string Configuration::describe() const {
          " reduction=" + algorithm_name(reduction) + " broadcast=" + algorithm_name(broadcast) +
          " reduction_long_bytes=" + std::to_string(reduction_long_bytes) +
          " reduction_split_bytes=" + std::to_string(reduction_split_bytes) +
-         " ranks_per_node=" + std::to_string(ranks_per_node);
+         " ranks_per_node=" + std::to_string(ranks_per_node) +
+         " collective_piece_bytes=" + std::to_string(collective_piece_bytes);
 }
 
 bool Configuration::operator==(const Configuration& o) const {
   return transfer == o.transfer && datatype_min_bytes == o.datatype_min_bytes &&
          check_peers == o.check_peers && gpu_aware_mpi == o.gpu_aware_mpi && checked == o.checked &&
          force_staging == o.force_staging && reduction == o.reduction && broadcast == o.broadcast &&
-         reduction_long_bytes == o.reduction_long_bytes && ranks_per_node == o.ranks_per_node &&
-         error == o.error;
+         reduction_long_bytes == o.reduction_long_bytes &&
+         reduction_split_bytes == o.reduction_split_bytes && ranks_per_node == o.ranks_per_node &&
+         collective_piece_bytes == o.collective_piece_bytes && error == o.error;
 }
 
 }  // namespace adlib

@@ -23,6 +23,7 @@
 ///   ADLIB_REDUCTION_LONG_BYTES=<bytes>  the automatic reduction's long-vector threshold
 ///   ADLIB_REDUCTION_SPLIT_BYTES=<bytes> from here it splits the vector below 4 members
 ///   ADLIB_RANKS_PER_NODE=<count>        0: the machine's nodes; k: nodes of k ranks (simulated)
+///   ADLIB_COLLECTIVE_PIECE_BYTES=<bytes> reduction schedules' message pieces; 0: whole
 /// @endverbatim
 /// A boolean is one of 1, 0, true, false, on, off, yes, no (any letter case);
 /// an empty value counts as unset.  Anything else is an adlib::Error that
@@ -77,6 +78,12 @@ struct Configuration {
   /// nodes of k consecutive ranks, so one machine can test node-aware
   /// algorithms.
   std::int64_t ranks_per_node = 0;
+  /// ADLIB_COLLECTIVE_PIECE_BYTES: reduction schedules send longer messages
+  /// as pieces of at most this many bytes and combine each arriving piece at
+  /// once, while it is still in cache, instead of reading a whole arrival
+  /// back from memory (0: whole messages).  Both ends cut alike, so every
+  /// rank must hold the same value.
+  std::int64_t collective_piece_bytes = 256 * 1024;
   /// Empty, unless the environment held a value that parsing rejected: then
   /// the adlib::Error message that names the variable, the value and the
   /// accepted values (the fields keep their defaults).  Every schedule

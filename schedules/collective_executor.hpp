@@ -12,9 +12,10 @@
 /// @endcode
 ///
 /// Each step fences the execution space (so MPI reads what kernels wrote),
-/// posts its receive and its send, waits for both, and then combines what
-/// arrived in one kernel over the received part.  Nothing is allocated per
-/// execution.
+/// posts its sends, and receives; a combining step takes its arrival one
+/// piece at a time (messages longer than the piece size travel as several)
+/// and combines each piece in one kernel as soon as it is there, while it is
+/// still in cache.  Nothing is allocated per execution.
 #pragma once
 
 #include <mpi.h>
@@ -23,6 +24,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -106,11 +108,21 @@ class CollectiveExecutor {
   using execution_space = typename WorkSpace::execution_space;
 
   /// Runs `plan` over vectors of `count` elements, on `comm` (its ranks are
-  /// the plan's members), messages tagged `tag` and typed `type`.
+  /// the plan's members), messages tagged `tag` and typed `type`, each
+  /// message cut into pieces of at most `piece_bytes` bytes (0: whole;
+  /// every member must pass the same value, see
+  /// Configuration::collective_piece_bytes).
   CollectiveExecutor(CollectivePlan plan, std::int64_t count, const Op& op, MPI_Comm comm, int tag,
-                     MPI_Datatype type)
+                     MPI_Datatype type, std::int64_t piece_bytes = 0)
       : plan_(std::move(plan)), count_(count), op_(op), comm_(comm), tag_(tag), type_(type) {
     sources_ = detail::out_of_place_sources(plan_, count);
+    const auto element = static_cast<std::int64_t>(sizeof(T));
+    piece_ = piece_bytes > 0 ? std::max<std::int64_t>(1, piece_bytes / element)
+                             : std::numeric_limits<int>::max();
+    std::int64_t most = 0;
+    for (const CollectiveStep& step : plan_.steps)
+      most = std::max(most, pieces(step.send_count) + pieces(step.receive_count));
+    requests_.resize(static_cast<std::size_t>(most), MPI_REQUEST_NULL);
     const std::int64_t scratch = plan_.scratch_count();
     if (scratch > 0)
       scratch_ = Kokkos::View<T*, WorkSpace>(
@@ -138,28 +150,62 @@ class CollectiveExecutor {
       const T* send_source = in_place || !sources_.send_from_input[s] ? data : input;
       const T* combine_base = in_place || !sources_.combine_from_input[s] ? data : input;
       execution_space().fence();
-      MPI_Request requests[2];
-      int posted = 0;
       const bool combining = step.arrival != Arrival::replace;
-      if (step.receive_count > 0) {
-        T* target = combining ? scratch_.data() : data + step.receive_begin;
-        ADLIB_MPI(MPI_Irecv(target, static_cast<int>(step.receive_count), type_, step.receive_peer,
-                            tag_, comm_, &requests[posted++]),
+      // Long messages travel as pieces of at most piece_ elements (both ends
+      // cut the same count the same way, so they match in order).  The
+      // sends all go at once; the arrivals of a combining step are taken one
+      // piece at a time and combined at once, while the piece is still in
+      // cache, instead of landing whole in scratch memory and being read
+      // back from DRAM.
+      const std::int64_t sends = pieces(step.send_count), receives = pieces(step.receive_count);
+      MPI_Request* send_requests = requests_.data() + receives;
+      for (std::int64_t k = 0; k < sends; ++k) {
+        const std::int64_t begin = k * piece_;
+        ADLIB_MPI(MPI_Isend(const_cast<T*>(send_source) + step.send_begin + begin,
+                            static_cast<int>(std::min(piece_, step.send_count - begin)), type_,
+                            step.send_peer, tag_, comm_, &send_requests[k]),
                   operation);
       }
-      if (step.send_count > 0)
-        ADLIB_MPI(MPI_Isend(const_cast<T*>(send_source) + step.send_begin,
-                            static_cast<int>(step.send_count), type_, step.send_peer, tag_, comm_,
-                            &requests[posted++]),
-                  operation);
-      ADLIB_MPI(MPI_Waitall(posted, requests, MPI_STATUSES_IGNORE), operation);
-      if (combining && step.receive_count > 0)
-        Kokkos::parallel_for(
-            "adlib::CollectiveExecutor::combine",
-            Kokkos::RangePolicy<execution_space>(0, static_cast<std::size_t>(step.receive_count)),
-            detail::CombineArrival<T, Op>{data + step.receive_begin,
-                                          combine_base + step.receive_begin, scratch_.data(), op_,
-                                          step.arrival == Arrival::combine_from_lower});
+      if (!combining) {
+        for (std::int64_t k = 0; k < receives; ++k) {
+          const std::int64_t begin = k * piece_;
+          ADLIB_MPI(MPI_Irecv(data + step.receive_begin + begin,
+                              static_cast<int>(std::min(piece_, step.receive_count - begin)), type_,
+                              step.receive_peer, tag_, comm_, &requests_[k]),
+                    operation);
+        }
+      } else {
+        for (std::int64_t k = 0; k < receives; ++k) {
+          const std::int64_t begin = k * piece_;
+          const std::int64_t length = std::min(piece_, step.receive_count - begin);
+          T* landing = scratch_.data() + begin;
+          ADLIB_MPI(MPI_Irecv(landing, static_cast<int>(length), type_, step.receive_peer, tag_,
+                              comm_, &requests_[k]),
+                    operation);
+          ADLIB_MPI(MPI_Wait(&requests_[k], MPI_STATUS_IGNORE), operation);
+          const std::int64_t at = step.receive_begin + begin;
+          // A send still in flight may read what this combine overwrites
+          // (an in-place exchange of the same part, as in recursive
+          // doubling): the pieces it overlaps must have left first.
+          const std::int64_t first = std::max(at, step.send_begin),
+                             last = std::min(at + length, step.send_begin + step.send_count);
+          if (send_source == data && first < last) {
+            const std::int64_t low = (first - step.send_begin) / piece_,
+                               high = (last - 1 - step.send_begin) / piece_;
+            ADLIB_MPI(MPI_Waitall(static_cast<int>(high - low + 1), send_requests + low,
+                                  MPI_STATUSES_IGNORE),
+                      operation);
+          }
+          Kokkos::parallel_for(
+              "adlib::CollectiveExecutor::combine",
+              Kokkos::RangePolicy<execution_space>(0, static_cast<std::size_t>(length)),
+              detail::CombineArrival<T, Op>{data + at, combine_base + at, landing, op_,
+                                            step.arrival == Arrival::combine_from_lower});
+        }
+      }
+      ADLIB_MPI(
+          MPI_Waitall(static_cast<int>(sends + receives), requests_.data(), MPI_STATUSES_IGNORE),
+          operation);
     }
     execution_space().fence();
   }
@@ -168,6 +214,9 @@ class CollectiveExecutor {
   const CollectivePlan& plan() const { return plan_; }
 
  private:
+  /// The number of messages `count` elements travel as.
+  std::int64_t pieces(std::int64_t count) const { return (count + piece_ - 1) / piece_; }
+
   CollectivePlan plan_;
   std::int64_t count_ = 0;
   Op op_;
@@ -176,6 +225,8 @@ class CollectiveExecutor {
   MPI_Datatype type_ = MPI_DATATYPE_NULL;
   Kokkos::View<T*, WorkSpace> scratch_;
   detail::OutOfPlaceSources sources_;
+  std::int64_t piece_ = 1;                     // elements per message piece
+  mutable std::vector<MPI_Request> requests_;  // sized for the longest step
 };
 
 }  // namespace adlib

@@ -106,9 +106,11 @@ class AllReduce {
       CollectivePlan plan =
           plan_allreduce(algorithm_, members.rank(), members.size(), count, nodes);
       if (staged_)
-        host_.emplace(std::move(plan), count, op, members.get(), tag_.tag(), type);
+        host_.emplace(std::move(plan), count, op, members.get(), tag_.tag(), type,
+                      config.collective_piece_bytes);
       else
-        direct_.emplace(std::move(plan), count, op, members.get(), tag_.tag(), type);
+        direct_.emplace(std::move(plan), count, op, members.get(), tag_.tag(), type,
+                        config.collective_piece_bytes);
     }
   }
 

@@ -48,6 +48,10 @@ Configuration forcing(ReductionAlgorithm reduction, std::int64_t ranks_per_node)
   c.ranks_per_node = ranks_per_node;
   c.reduction_long_bytes = 64;  // so the automatic choice takes every branch
   c.reduction_split_bytes = 4096;
+  // Messages cut into pieces of 125 elements of 8 bytes (uneven last
+  // pieces at the counts below), except on the 2-rank nodes, which keep
+  // whole messages: both paths run.
+  c.collective_piece_bytes = ranks_per_node == 2 ? 0 : 1000;
   return c;
 }
 Configuration forcing(BroadcastAlgorithm broadcast, std::int64_t ranks_per_node) {
@@ -117,23 +121,28 @@ TEST(RedxSchedule, SumsMinimaMaximaAndProductsOfIntegers) {
 TEST(RedxSchedule, OutOfPlaceLeavesTheInputAlone) {
   for (const Comm& members : member_sets())
     for (ReductionAlgorithm algorithm : kReductions)
-      // 70001 elements: half a MiB, messages in MPI's rendezvous protocol.
-      for (std::int64_t count : {0, 1, 5, 7, 1000, 70001}) {
-        const int P = members.size(), me = members.rank();
-        adlib::RedxSchedule<std::int64_t, adlib::op::Add, Host> sum(members, count, adlib::op::add,
-                                                                    forcing(algorithm, 2));
-        std::vector<std::int64_t> in(count), out(count, -99);
-        for (std::int64_t k = 0; k < count; ++k) in[k] = me * 31 + k;
-        sum.execute(in.data(), out.data());
-        std::vector<std::int64_t> again(in);
-        sum.execute(again.data());  // in place too
-        for (std::int64_t k = 0; k < count; ++k) {
-          ASSERT_EQ(in[k], me * 31 + k) << adlib::algorithm_name(algorithm) << " changed its input";
-          ASSERT_EQ(out[k], 31 * P * (P - 1) / 2 + P * k)
-              << adlib::algorithm_name(algorithm) << " count " << count << " element " << k;
-          ASSERT_EQ(again[k], out[k]) << "in place differs from out of place";
+      // 70001 elements: half a MiB, messages in MPI's rendezvous protocol;
+      // whole, and in pieces of 32 KiB.
+      for (std::int64_t count : {0, 1, 5, 7, 1000, 70001})
+        for (std::int64_t piece_bytes : {0, 32768}) {
+          const int P = members.size(), me = members.rank();
+          Configuration config = forcing(algorithm, 2);
+          config.collective_piece_bytes = piece_bytes;
+          adlib::RedxSchedule<std::int64_t, adlib::op::Add, Host> sum(members, count,
+                                                                      adlib::op::add, config);
+          std::vector<std::int64_t> in(count), out(count, -99);
+          for (std::int64_t k = 0; k < count; ++k) in[k] = me * 31 + k;
+          sum.execute(in.data(), out.data());
+          std::vector<std::int64_t> again(in);
+          sum.execute(again.data());  // in place too
+          for (std::int64_t k = 0; k < count; ++k) {
+            ASSERT_EQ(in[k], me * 31 + k)
+                << adlib::algorithm_name(algorithm) << " changed its input";
+            ASSERT_EQ(out[k], 31 * P * (P - 1) / 2 + P * k)
+                << adlib::algorithm_name(algorithm) << " count " << count << " element " << k;
+            ASSERT_EQ(again[k], out[k]) << "in place differs from out of place";
+          }
         }
-      }
 }
 
 TEST(RedxSchedule, FloatingPointGivesTheSameBitsEverywhereAndEveryTime) {

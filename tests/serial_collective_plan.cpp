@@ -260,12 +260,22 @@ TEST(CollectivePlan, ConfigurationParsesAlgorithms) {
                                         {"ADLIB_BROADCAST", "binomial_tree"},
                                         {"ADLIB_REDUCTION_LONG_BYTES", "1024"},
                                         {"ADLIB_REDUCTION_SPLIT_BYTES", "65536"},
-                                        {"ADLIB_RANKS_PER_NODE", "2"}});
+                                        {"ADLIB_RANKS_PER_NODE", "2"},
+                                        {"ADLIB_COLLECTIVE_PIECE_BYTES", "4096"}});
   EXPECT_EQ(c.reduction, ReductionAlgorithm::ring);
   EXPECT_EQ(c.broadcast, BroadcastAlgorithm::binomial_tree);
   EXPECT_EQ(c.reduction_long_bytes, 1024);
   EXPECT_EQ(c.reduction_split_bytes, 65536);
   EXPECT_EQ(c.ranks_per_node, 2);
+  EXPECT_EQ(c.collective_piece_bytes, 4096);
+  EXPECT_EQ(adlib::Configuration().collective_piece_bytes, 256 * 1024);
+  adlib::Configuration whole = c;
+  whole.collective_piece_bytes = 0;
+  EXPECT_NE(whole.fingerprint(), c.fingerprint());
+  EXPECT_NE(whole, c);
+  adlib::Configuration split = c;
+  split.reduction_split_bytes = 1;
+  EXPECT_NE(split, c);  // operator== once forgot this field
   EXPECT_NE(c.fingerprint(), adlib::Configuration().fingerprint());
   EXPECT_THROW(parse({{"ADLIB_REDUCTION", "fastest"}}), adlib::Error);
   EXPECT_THROW(parse({{"ADLIB_RANKS_PER_NODE", "-1"}}), adlib::Error);
