@@ -123,7 +123,10 @@ class CollectiveExecutor {
     for (const CollectiveStep& step : plan_.steps)
       most = std::max(most, pieces(step.send_count) + pieces(step.receive_count));
     requests_.resize(static_cast<std::size_t>(most), MPI_REQUEST_NULL);
-    const std::int64_t scratch = plan_.scratch_count();
+    // A combining step takes one piece at a time (see execute), so the
+    // scratch holds one piece: small enough to stay in cache between
+    // arrivals.
+    const std::int64_t scratch = std::min(plan_.scratch_count(), piece_);
     if (scratch > 0)
       scratch_ = Kokkos::View<T*, WorkSpace>(
           Kokkos::view_alloc(Kokkos::WithoutInitializing, "adlib::CollectiveExecutor::scratch"),
@@ -178,7 +181,7 @@ class CollectiveExecutor {
         for (std::int64_t k = 0; k < receives; ++k) {
           const std::int64_t begin = k * piece_;
           const std::int64_t length = std::min(piece_, step.receive_count - begin);
-          T* landing = scratch_.data() + begin;
+          T* landing = scratch_.data();  // combined before the next piece lands
           ADLIB_MPI(MPI_Irecv(landing, static_cast<int>(length), type_, step.receive_peer, tag_,
                               comm_, &requests_[k]),
                     operation);
