@@ -193,6 +193,32 @@ void copy_blocks_sharing_source(const ExecSpace& space, const T* src,
 /// Index lists (runtime/index_list.hpp) are host plans: these run in host
 /// execution spaces only (schedules refuse index lists over device memory).
 namespace detail {
+
+/// How many elements ahead the index-list loops ask the cache for the
+/// element they will reach: a loop over scattered offsets into a block larger
+/// than the core's cache otherwise waits for one line at a time.  GA1 (2^18
+/// random reads from a 16 MiB block per rank) went from 1550 to 1410-1425 us
+/// with it; distances from 8 to 64 measured alike.
+constexpr std::int64_t kIndexPrefetchDistance = 16;
+
+/// Asks the cache for the line holding `p`, to be read (a hint: no fault,
+/// nothing on compilers without the builtin).
+inline void prefetch_for_read(const void* p) {
+#if defined(__GNUC__) || defined(__clang__)
+  __builtin_prefetch(p, 0);
+#else
+  (void)p;
+#endif
+}
+/// As prefetch_for_read, for a line that will be written.
+inline void prefetch_for_write(const void* p) {
+#if defined(__GNUC__) || defined(__clang__)
+  __builtin_prefetch(p, 1);
+#else
+  (void)p;
+#endif
+}
+
 template <class ExecSpace>
 void require_host_for_indices() {
   if constexpr (!runs_on_host<ExecSpace>())
@@ -210,22 +236,27 @@ void pack_indices(const ExecSpace& space, const T* memory, const IndexList& list
   const IndexList::Segment* segments = list.segments.data();
   const std::int64_t* singles = list.singles.data();
   const auto n = static_cast<std::int64_t>(list.segments.size());
-  Kokkos::parallel_for("adlib::pack_indices",
-                       Kokkos::RangePolicy<ExecSpace>(space, 0, n > 0 ? 1 : 0), [=](std::int64_t) {
-                         T* to = buffer;
-                         for (std::int64_t k = 0; k < n; ++k) {
-                           const IndexList::Segment s = segments[k];
-                           if (s.run) {
-                             std::memcpy(static_cast<void*>(to),
-                                         static_cast<const void*>(memory + s.first),
-                                         static_cast<std::size_t>(s.count) * sizeof(T));
-                           } else {
-                             const std::int64_t* at = singles + s.first;
-                             for (std::int64_t i = 0; i < s.count; ++i) to[i] = memory[at[i]];
-                           }
-                           to += s.count;
-                         }
-                       });
+  Kokkos::parallel_for(
+      "adlib::pack_indices", Kokkos::RangePolicy<ExecSpace>(space, 0, n > 0 ? 1 : 0),
+      [=](std::int64_t) {
+        T* to = buffer;
+        for (std::int64_t k = 0; k < n; ++k) {
+          const IndexList::Segment s = segments[k];
+          if (s.run) {
+            std::memcpy(static_cast<void*>(to), static_cast<const void*>(memory + s.first),
+                        static_cast<std::size_t>(s.count) * sizeof(T));
+          } else {
+            const std::int64_t* at = singles + s.first;
+            const std::int64_t ahead = s.count - detail::kIndexPrefetchDistance;
+            for (std::int64_t i = 0; i < s.count; ++i) {
+              if (i < ahead)
+                detail::prefetch_for_read(memory + at[i + detail::kIndexPrefetchDistance]);
+              to[i] = memory[at[i]];
+            }
+          }
+          to += s.count;
+        }
+      });
 }
 
 /// The elements of `memory` at the list's offsets, combined (`combine`,
@@ -238,26 +269,31 @@ void unpack_indices(const ExecSpace& space, T* memory, const IndexList& list, co
   const IndexList::Segment* segments = list.segments.data();
   const std::int64_t* singles = list.singles.data();
   const auto n = static_cast<std::int64_t>(list.segments.size());
-  Kokkos::parallel_for("adlib::unpack_indices",
-                       Kokkos::RangePolicy<ExecSpace>(space, 0, n > 0 ? 1 : 0), [=](std::int64_t) {
-                         const T* from = buffer;
-                         for (std::int64_t k = 0; k < n; ++k) {
-                           const IndexList::Segment s = segments[k];
-                           if (s.run) {
-                             T* to = memory + s.first;
-                             if constexpr (op::is_replace<Combine>())
-                               std::memcpy(static_cast<void*>(to), static_cast<const void*>(from),
-                                           static_cast<std::size_t>(s.count) * sizeof(T));
-                             else
-                               for (std::int64_t i = 0; i < s.count; ++i) combine(to[i], from[i]);
-                           } else {
-                             const std::int64_t* at = singles + s.first;
-                             for (std::int64_t i = 0; i < s.count; ++i)
-                               combine(memory[at[i]], from[i]);
-                           }
-                           from += s.count;
-                         }
-                       });
+  Kokkos::parallel_for(
+      "adlib::unpack_indices", Kokkos::RangePolicy<ExecSpace>(space, 0, n > 0 ? 1 : 0),
+      [=](std::int64_t) {
+        const T* from = buffer;
+        for (std::int64_t k = 0; k < n; ++k) {
+          const IndexList::Segment s = segments[k];
+          if (s.run) {
+            T* to = memory + s.first;
+            if constexpr (op::is_replace<Combine>())
+              std::memcpy(static_cast<void*>(to), static_cast<const void*>(from),
+                          static_cast<std::size_t>(s.count) * sizeof(T));
+            else
+              for (std::int64_t i = 0; i < s.count; ++i) combine(to[i], from[i]);
+          } else {
+            const std::int64_t* at = singles + s.first;
+            const std::int64_t ahead = s.count - detail::kIndexPrefetchDistance;
+            for (std::int64_t i = 0; i < s.count; ++i) {
+              if (i < ahead)
+                detail::prefetch_for_write(memory + at[i + detail::kIndexPrefetchDistance]);
+              combine(memory[at[i]], from[i]);
+            }
+          }
+          from += s.count;
+        }
+      });
 }
 
 /// dst at dst_list's offsets, combined with src at src_list's offsets
@@ -272,47 +308,54 @@ void copy_indices(const ExecSpace& space, T* dst, const IndexList& dst_list, con
   const auto dn = static_cast<std::int64_t>(dst_list.segments.size());
   const std::int64_t count = std::min(dst_list.count, src_list.count);
   const auto sn = static_cast<std::int64_t>(src_list.segments.size());
-  Kokkos::parallel_for("adlib::copy_indices",
-                       Kokkos::RangePolicy<ExecSpace>(space, 0, count > 0 ? 1 : 0),
-                       [=](std::int64_t) {
-                         // The two lists are walked together, a stretch at a time: a stretch
-                         // ends where either list's segment does, so within it each side is
-                         // either a run or a list of singles (four plain loops, no per-element
-                         // cursor).
-                         std::int64_t ds = 0, ss = 0;  // segments
-                         std::int64_t dk = 0, sk = 0;  // elements done within them
-                         while (ds < dn && ss < sn) {
-                           const IndexList::Segment d = dseg[ds], s = sseg[ss];
-                           const std::int64_t n = std::min(d.count - dk, s.count - sk);
-                           if (d.run && s.run) {
-                             T* to = dst + d.first + dk;
-                             const T* from = src + s.first + sk;
-                             for (std::int64_t i = 0; i < n; ++i) combine(to[i], from[i]);
-                           } else if (d.run) {
-                             T* to = dst + d.first + dk;
-                             const std::int64_t* from = ssingles + s.first + sk;
-                             for (std::int64_t i = 0; i < n; ++i) combine(to[i], src[from[i]]);
-                           } else if (s.run) {
-                             const std::int64_t* to = dsingles + d.first + dk;
-                             const T* from = src + s.first + sk;
-                             for (std::int64_t i = 0; i < n; ++i) combine(dst[to[i]], from[i]);
-                           } else {
-                             const std::int64_t* to = dsingles + d.first + dk;
-                             const std::int64_t* from = ssingles + s.first + sk;
-                             for (std::int64_t i = 0; i < n; ++i) combine(dst[to[i]], src[from[i]]);
-                           }
-                           dk += n;
-                           sk += n;
-                           if (dk == d.count) {
-                             ++ds;
-                             dk = 0;
-                           }
-                           if (sk == s.count) {
-                             ++ss;
-                             sk = 0;
-                           }
-                         }
-                       });
+  Kokkos::parallel_for(
+      "adlib::copy_indices", Kokkos::RangePolicy<ExecSpace>(space, 0, count > 0 ? 1 : 0),
+      [=](std::int64_t) {
+        // The two lists are walked together, a stretch at a time: a stretch
+        // ends where either list's segment does, so within it each side is
+        // either a run or a list of singles (four plain loops, no per-element
+        // cursor).
+        std::int64_t ds = 0, ss = 0;  // segments
+        std::int64_t dk = 0, sk = 0;  // elements done within them
+        while (ds < dn && ss < sn) {
+          const IndexList::Segment d = dseg[ds], s = sseg[ss];
+          const std::int64_t n = std::min(d.count - dk, s.count - sk);
+          if (d.run && s.run) {
+            T* to = dst + d.first + dk;
+            const T* from = src + s.first + sk;
+            for (std::int64_t i = 0; i < n; ++i) combine(to[i], from[i]);
+          } else if (d.run) {
+            T* to = dst + d.first + dk;
+            const std::int64_t* from = ssingles + s.first + sk;
+            for (std::int64_t i = 0; i < n; ++i) combine(to[i], src[from[i]]);
+          } else if (s.run) {
+            const std::int64_t* to = dsingles + d.first + dk;
+            const T* from = src + s.first + sk;
+            for (std::int64_t i = 0; i < n; ++i) combine(dst[to[i]], from[i]);
+          } else {
+            const std::int64_t* to = dsingles + d.first + dk;
+            const std::int64_t* from = ssingles + s.first + sk;
+            const std::int64_t ahead = n - detail::kIndexPrefetchDistance;
+            for (std::int64_t i = 0; i < n; ++i) {
+              if (i < ahead) {
+                detail::prefetch_for_read(src + from[i + detail::kIndexPrefetchDistance]);
+                detail::prefetch_for_write(dst + to[i + detail::kIndexPrefetchDistance]);
+              }
+              combine(dst[to[i]], src[from[i]]);
+            }
+          }
+          dk += n;
+          sk += n;
+          if (dk == d.count) {
+            ++ds;
+            dk = 0;
+          }
+          if (sk == s.count) {
+            ++ss;
+            sk = 0;
+          }
+        }
+      });
 }
 
 }  // namespace adlib
