@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <adlib/collectives/index_exchange_plan.hpp>
 
+#include <algorithm>
 #include <utility>
 
 #include <adlib/runtime/detail/hash.hpp>
@@ -56,11 +57,6 @@ SubscriptRequests::SubscriptRequests(const ArrayLayout& layout,
   located_ = layout.range(0).locate(globals);
 }
 
-Owner SubscriptRequests::owner_of(std::size_t k) const {
-  if (!located_.empty()) return located_[k];
-  return layout_.range(0).owner(layout_.section_triplet(0).at(subscripts_[k]));
-}
-
 int SubscriptRequests::server(int coord) const {
   CachedServer& cached = servers_[static_cast<std::size_t>(coord) % servers_.size()];
   if (cached.coord != coord)
@@ -71,17 +67,42 @@ int SubscriptRequests::server(int coord) const {
 
 void SubscriptRequests::fill(std::size_t first, std::size_t count, ElementRequest* out) const {
   // A 1-D local block is contiguous (the last dimension's stride is 1), so an
-  // element's offset is its local position, ghost offset included.
-  for (std::size_t i = 0; i < count; ++i) {
-    const std::size_t k = (first + i) / replicas_;
-    const Owner o = owner_of(k);
-    const auto position = static_cast<std::int64_t>(k);
-    if (replicas_ == 1) {
-      out[i] = {server(o.coord), o.local, position};
+  // element's offset is its local position, ghost offset included.  Owners
+  // are asked a batch of subscripts at a time (Range::owners_of).
+  constexpr std::size_t kBatch = 256;
+  Index globals[kBatch];
+  Owner owners[kBatch];
+  const Triplet section = layout_.section_triplet(0);
+  const Range& range = layout_.range(0);
+  const std::size_t end = first + count;
+  int last_coord = -1, last_rank = -1;
+  for (std::size_t k = first / replicas_; k * replicas_ < end;) {
+    const std::size_t batch = std::min(kBatch, (end + replicas_ - 1) / replicas_ - k);
+    if (located_.empty()) {
+      for (std::size_t i = 0; i < batch; ++i) globals[i] = section.at(subscripts_[k + i]);
+      range.owners_of(globals, batch, owners);
     } else {
-      const auto replica = static_cast<long long>((first + i) % replicas_);
-      out[i] = {replica_of(layout_, o.coord, replica), o.local, position};
+      std::copy(located_.begin() + static_cast<std::ptrdiff_t>(k),
+                located_.begin() + static_cast<std::ptrdiff_t>(k + batch), owners);
     }
+    for (std::size_t i = 0; i < batch; ++i) {
+      const Owner o = owners[i];
+      const auto position = static_cast<std::int64_t>(k + i);
+      if (replicas_ == 1) {
+        // Consecutive subscripts often share an owner (few owners, or
+        // sorted subscripts): the last answer first.
+        if (o.coord != last_coord) last_rank = server(o.coord), last_coord = o.coord;
+        out[k + i - first] = {last_rank, o.local, position};
+        continue;
+      }
+      for (std::size_t replica = 0; replica < replicas_; ++replica) {
+        const std::size_t request = (k + i) * replicas_ + replica;
+        if (request >= first && request < end)
+          out[request - first] = {replica_of(layout_, o.coord, static_cast<long long>(replica)),
+                                  o.local, position};
+      }
+    }
+    k += batch;
   }
 }
 

@@ -74,9 +74,6 @@ class SubscriptRequests final : public RequestSource {
     int rank = -1;
   };
   int server(int coord) const;
-  /// The owner of subscript k: from the range's arithmetic, or from the
-  /// owners located at construction (a range not plannable locally).
-  Owner owner_of(std::size_t k) const;
 
   const ArrayLayout& layout_;
   const std::vector<Index>& subscripts_;

@@ -24,6 +24,9 @@ class BlockRange : public IntervalRange {
   BlockRange(Index extent, const Dimension& dimension, const Ghosts& ghosts = {});
   Index block_start(int coord) const override;
   int coord_of(Index global) const override;
+  /// The owners in one loop of 64-bit arithmetic (when it fits, else
+  /// owner() of each).
+  void owners_of(const Index* globals, std::size_t count, Owner* out) const override;
   std::string describe() const override;
 
  private:

@@ -55,6 +55,10 @@ dap::DimensionData Range::dap_dimension(int coord) const {
   return out;
 }
 
+void Range::owners_of(const Index* globals, std::size_t count, Owner* out) const {
+  for (std::size_t i = 0; i < count; ++i) out[i] = owner(globals[i]);
+}
+
 std::vector<Owner> Range::locate(const std::vector<Index>& globals) const {
   std::vector<Owner> owners;
   owners.reserve(globals.size());

@@ -28,6 +28,7 @@
 /// without talking to each other.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -111,6 +112,11 @@ class Range {
   /// Global-to-owner-and-local map: the coordinate owning `global` and its
   /// local position there.
   virtual Owner owner(Index global) const = 0;
+  /// owner() of each of globals[0, count) into out[0, count): the batch form
+  /// for planners that resolve many indices (a Gather's subscripts), one
+  /// virtual call per batch, so that a range given by a formula can answer
+  /// in a tight loop.  Each global must be in [0, extent()) (checked).
+  virtual void owners_of(const Index* globals, std::size_t count, Owner* out) const;
   /// Local-to-global map: the global index at local position `local` of
   /// `coord`.  `local` is a local position (ghost offset included) of an owned
   /// element.

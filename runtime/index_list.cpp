@@ -12,11 +12,11 @@ void add_run(IndexList& list, std::int64_t first, std::int64_t count) {
   list.segments.push_back({first, count, true});
 }
 
-bool has_repeats(const IndexList& list, const std::vector<std::int64_t>& offsets) {
+// Does any offset occur twice?  `ascending` (strictly) says no at once.
+bool has_repeats(const IndexList& list, const std::vector<std::int64_t>& offsets, bool ascending) {
   // Lists planners make are often ascending (a gather's owner side, blocks
   // listed in order): no repeat, and nothing to mark.
-  const auto descends = [](std::int64_t a, std::int64_t b) { return b <= a; };
-  if (std::adjacent_find(offsets.begin(), offsets.end(), descends) == offsets.end()) return false;
+  if (ascending) return false;
   // Offsets within a span of at most 64 per element (the usual case: a
   // permutation of positions): one bit each, O(n).
   const std::uint64_t span = static_cast<std::uint64_t>(list.highest - list.lowest) + 1;
@@ -43,12 +43,30 @@ IndexList IndexList::from(std::vector<std::int64_t> offsets, std::int64_t min_ru
   IndexList list;
   const auto n = static_cast<std::int64_t>(offsets.size());
   list.count = n;
-  if (n > 0) {
-    const auto [low, high] = std::minmax_element(offsets.begin(), offsets.end());
-    list.lowest = *low;
-    list.highest = *high;
+  if (n == 0) return list;
+  // One pass for the bounds, the order and whether any run is long enough
+  // to become a row: a list of scattered offsets (a gather's) usually has
+  // none, and then its offsets are its singles as they are.
+  std::int64_t lowest = offsets[0], highest = offsets[0], streak = 1;
+  bool ascending = true, runs = false;
+  for (std::int64_t i = 1; i < n; ++i) {
+    const std::int64_t o = offsets[i], previous = offsets[i - 1];
+    lowest = std::min(lowest, o);
+    highest = std::max(highest, o);
+    ascending = ascending && o > previous;
+    streak = o == previous + 1 ? streak + 1 : 1;
+    runs = runs || streak >= min_run;
   }
-  list.repeats = has_repeats(list, offsets);
+  list.lowest = lowest;
+  list.highest = highest;
+  list.repeats = has_repeats(list, offsets, ascending);
+  if (!runs) {
+    list.segments.push_back({0, n, false});
+    list.singles = std::move(offsets);
+    if (list.singles.capacity() > static_cast<std::size_t>(n + n / 4 + 64))
+      list.singles.shrink_to_fit();
+    return list;
+  }
   // The singles are compacted to the front of `offsets` itself (a single is
   // never written past the position it is read from), which then becomes
   // list.singles: a list without runs is taken over as it is, no copy.
