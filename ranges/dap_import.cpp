@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <adlib/ranges/dap_import.hpp>
 
+#include <adlib/ranges/dap_block_padding.hpp>
 #include <adlib/ranges/range_spec.hpp>
 #include <adlib/ranges/unstructured_range.hpp>
 #include <adlib/runtime/error.hpp>
@@ -11,11 +12,10 @@ namespace {
 
 const char* const kOperation = "dap::import";
 
-[[noreturn]] void refuse(int d, const std::string& why) {
-  throw Error("dimension " + std::to_string(d) + ": " + why, -1, kOperation);
-}
-
-// The summary field `f` of dimension d at each grid coordinate along d.
+// The summary field `f` of dimension d at each grid coordinate along d: the
+// lowest rank's at the coordinate (processes at one coordinate may differ
+// only in their boundary padding, and adlib's domain is one interval, so
+// the lowest rank's boundary padding is the dimension's).
 std::vector<std::int64_t> along(const std::vector<Summary>& all, int d, Summary::Field f) {
   std::vector<std::int64_t> out(static_cast<size_t>(all.at(0).at(d, Summary::kGridSize)));
   std::vector<bool> seen(out.size(), false);
@@ -26,34 +26,17 @@ std::vector<std::int64_t> along(const std::vector<Summary>& all, int d, Summary:
   return out;
 }
 
-// 'b': a block or irregular block, ghosted and periodic as the padding says.
-RangeSpec block_spec(const std::vector<Summary>& all, int d) {
-  const auto starts = along(all, d, Summary::kStart), stops = along(all, d, Summary::kStop);
-  const auto lows = along(all, d, Summary::kPadLow), highs = along(all, d, Summary::kPadHigh);
-  const auto p = static_cast<Index>(starts.size());
-  const Index low = lows.front(), high = highs.back();
-  for (Index c = 0; c < p; ++c)
-    if ((c > 0 && lows[c] != low) || (c + 1 < p && highs[c] != high))
-      refuse(d, "padding (" + std::to_string(lows[c]) + ", " + std::to_string(highs[c]) +
-                    ") at grid rank " + std::to_string(c) +
-                    " is valid DAP, but adlib's ghost "
-                    "widths are the same on every process (here (" +
-                    std::to_string(low) + ", " + std::to_string(high) + ") at the ends)");
-  const Index n = all[0].at(d, Summary::kSize) - low - high;
-  std::vector<Index> sizes;
-  bool regular = n >= 0;
-  for (Index c = 0; c < p; ++c) {
-    sizes.push_back(stops[c] - starts[c] - low - high);
-    if (sizes.back() < 0)
-      refuse(d, "grid rank " + std::to_string(c) +
-                    " holds its padding only, which adlib's "
-                    "ghost cells cannot describe");
-    regular = regular && starts[c] == c * n / p && sizes.back() == (c + 1) * n / p - c * n / p;
-  }
-  RangeSpec spec = regular ? block(n) : irregular_block(sizes);
-  if (low || high) spec = spec.ghosts(low, high);
-  if (all[0].at(d, Summary::kPeriodic)) spec = spec.periodic();
-  return spec;
+// 'b': the dictionaries along dimension d, for the padding rule of
+// dap_block_padding.hpp.
+BlockDimension block_dimension(const std::vector<Summary>& all, int d) {
+  BlockDimension b;
+  b.size = all[0].at(d, Summary::kSize);
+  b.periodic = all[0].at(d, Summary::kPeriodic) != 0;
+  b.start = along(all, d, Summary::kStart);
+  b.stop = along(all, d, Summary::kStop);
+  b.padding_low = along(all, d, Summary::kPadLow);
+  b.padding_high = along(all, d, Summary::kPadHigh);
+  return b;
 }
 
 // 'c': cyclic or block-cyclic, the source from where the starts put tile 0.
@@ -105,8 +88,8 @@ std::vector<Summary> validate(const Descriptor& descriptor, const Comm& comm,
   return all;
 }
 
-ArrayLayout import_layout(const Descriptor& descriptor, const Comm& comm,
-                          const std::string& local_error) {
+ImportedLayout import_layout(const Descriptor& descriptor, const Comm& comm,
+                             const std::string& local_error) {
   const std::vector<Summary> all = validate(descriptor, comm, local_error);
   const int dims = static_cast<int>(descriptor.dim_data.size());
   std::vector<int> shape;
@@ -119,12 +102,15 @@ ArrayLayout import_layout(const Descriptor& descriptor, const Comm& comm,
   if (shape.empty()) shape.push_back(1);  // every dimension undistributed: one process
   const ProcessGrid grid(comm, shape);
   std::vector<RangePtr> ranges;
+  std::vector<Index> buffer_offset(static_cast<size_t>(dims), 0);
   for (int d = 0; d < dims; ++d) {
     const DimensionData dim = resolved(descriptor.dim_data[d], descriptor.buffer.shape[d]);
     if (axis_of[d] < 0) {
       ranges.push_back(collapsed(dim.size).make());
     } else if (dim.dist_type == 'b') {
-      ranges.push_back(block_spec(all, d).on(grid.dim(axis_of[d])));
+      const ImportedBlock block = import_block(block_dimension(all, d));
+      ranges.push_back(block.range.on(grid.dim(axis_of[d])));
+      buffer_offset[d] = block.buffer_offset[static_cast<size_t>(dim.proc_grid_rank)];
     } else if (dim.dist_type == 'c') {
       ranges.push_back(cyclic_spec(all, d).on(grid.dim(axis_of[d])));
     } else {
@@ -134,7 +120,7 @@ ArrayLayout import_layout(const Descriptor& descriptor, const Comm& comm,
           dim.one_to_one.value_or(false) ? Holding::one_to_one : Holding::shared));
     }
   }
-  return ArrayLayout(grid, ranges);
+  return {ArrayLayout(grid, ranges), buffer_offset};
 }
 
 }  // namespace adlib::dap

@@ -21,16 +21,28 @@
 /// rank, naming the rule, the dimension and the rank.
 ///
 /// The Ranges built (docs/dap.md): {} -> collapsed; 'b' -> block when the
-/// starts are BlockRange's, else irregular block, with ghosts(low, high) and
-/// periodic from the padding (the end paddings are the ghost cells outside
-/// the domain, so N = size - low - high); 'c' -> cyclic (no block_size key)
-/// or block-cyclic, with the source the starts encode; 'u' -> an
+/// owned parts are BlockRange's, else irregular block, periodic as the
+/// dictionary says, the padding read per dimension (dap_block_padding.hpp):
+/// as ghosts(low, high) when one pair of widths holds every process's
+/// padding, else as no ghosts, the local block being the part each process
+/// owns.  The end paddings are boundary padding, outside adlib's domain, so
+/// N = size - low end - high end.  'c' -> cyclic (no block_size key) or
+/// block-cyclic, with the source the starts encode; 'u' -> an
 /// UnstructuredRange.  The grid has one axis per non-empty dictionary.
-/// Padding that differs between interior processes is valid DAP but no adlib
-/// ghost width: that is an adlib::Error too.
+///
+/// Padding that is not ghost cells stays the producer's: the array is
+/// wrapped at the buffer's first owned element (the pointer advanced past
+/// the low padding of each such dimension, the strides unchanged), so
+/// WriteHalo cannot fill it and Remap neither reads nor writes it.  When a
+/// dimension after the first is read so, the last row of local_view() may
+/// reach past the buffer's last element (by less than a row), as it does
+/// for any wrap of a column slice of a larger array: the View's rows are a
+/// whole stride long.  adlib's schedules touch only the local block.
 #pragma once
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include <adlib/ranges/array_layout.hpp>
 #include <adlib/ranges/dap_descriptor.hpp>
@@ -49,10 +61,21 @@ namespace adlib::dap {
 std::vector<Summary> validate(const Descriptor& descriptor, const Comm& comm,
                               const std::string& local_error = {});
 
+/// What import_layout reads from the descriptors.
+struct ImportedLayout {
+  /// The distribution the descriptors describe.
+  ArrayLayout layout;
+  /// Per dimension, the elements of this process's buffer before its local
+  /// block: the low padding of a 'b' dimension whose padding is not ghost
+  /// cells, 0 otherwise.
+  std::vector<Index> buffer_offset;
+};
+
 /// Collective: the ArrayLayout that `descriptor` describes over `comm`
-/// (validate first; ranges as in the file overview).
-ArrayLayout import_layout(const Descriptor& descriptor, const Comm& comm,
-                          const std::string& local_error = {});
+/// (validate first; ranges as in the file overview), and where this
+/// process's local block lies in its buffer.
+ImportedLayout import_layout(const Descriptor& descriptor, const Comm& comm,
+                             const std::string& local_error = {});
 
 /// Collective: a DistArray over the memory of `descriptor.buffer` (no copy),
 /// after validate().  The buffer must hold T's (format and itemsize), have
@@ -80,8 +103,16 @@ DistArray<T, Rank, MemorySpace> import_array(const Descriptor& descriptor,
                 " bytes is not a multiple of the itemsize " + std::to_string(b.itemsize);
       strides[d] = b.strides[d] / b.itemsize;
     }
-  const ArrayLayout layout = import_layout(descriptor, comm, error);
-  return DistArray<T, Rank, MemorySpace>::wrap(layout, static_cast<T*>(b.data), strides);
+  const ImportedLayout imported = import_layout(descriptor, comm, error);
+  // The local block starts past the padding that is not ghost cells.  An
+  // empty block needs no memory (wrap ignores the pointer, which may be null
+  // or the whole buffer may be padding): no offset, so no pointer past the end.
+  T* first = static_cast<T*>(b.data);
+  const std::vector<Index> block =
+      imported.layout.local_extents(imported.layout.group().grid().comm().rank());
+  if (std::find(block.begin(), block.end(), Index(0)) == block.end())
+    for (int d = 0; d < Rank; ++d) first += imported.buffer_offset[d] * strides[d];
+  return DistArray<T, Rank, MemorySpace>::wrap(imported.layout, first, strides);
 }
 
 }  // namespace adlib::dap

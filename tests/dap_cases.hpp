@@ -55,6 +55,39 @@ inline std::vector<Descriptor> block_case(const std::vector<std::int64_t>& owned
   return out;
 }
 
+// A 'b' dimension over owned.size() grid coordinates with per-process
+// padding, as the spec allows it: coordinate c owns owned[c] indices of
+// adlib's domain, the ends carry boundary padding (boundary_low,
+// boundary_high), and the boundary between coordinates c and c + 1 has
+// communication[c] indices of padding on each side.  Valid DAP when each
+// communication[c] is no wider than what the spec counts as owned on
+// either side (boundary padding included).
+inline std::vector<DimensionData> padded_block(const std::vector<std::int64_t>& owned,
+                                               std::int64_t boundary_low,
+                                               std::int64_t boundary_high,
+                                               const std::vector<std::int64_t>& communication) {
+  const auto p = static_cast<std::int64_t>(owned.size());
+  std::int64_t size = boundary_low + boundary_high;
+  for (auto o : owned) size += o;
+  std::vector<DimensionData> out;
+  std::int64_t first = boundary_low;  // DAP index of coordinate c's first owned index
+  for (std::int64_t c = 0; c < p; ++c) {
+    const std::int64_t low = c == 0 ? boundary_low : communication[c - 1];
+    const std::int64_t high = c == p - 1 ? boundary_high : communication[c];
+    DimensionData b;
+    b.dist_type = 'b';
+    b.size = size;
+    b.proc_grid_size = p;
+    b.proc_grid_rank = c;
+    b.start = first - low;
+    b.stop = first + owned[c] + high;
+    if (low || high) b.padding = std::array<std::int64_t, 2>{low, high};
+    out.push_back(b);
+    first += owned[c];
+  }
+  return out;
+}
+
 // The regular base: 2P + 3 rows in blocks of at least 2.
 inline std::vector<Descriptor> base_case(int p) {
   std::vector<std::int64_t> owned;

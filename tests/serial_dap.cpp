@@ -2,12 +2,16 @@
 // The DAP's rules without MPI: valid descriptor sets for 1 to 4 simulated
 // processes pass dap::first_violation, each broken set is refused with the
 // rule it breaks (every rule at least once), the spec's padding example is
-// valid, and the cyclic owned-index count matches a count by enumeration.
+// valid, the cyclic owned-index count matches a count by enumeration, and
+// import reads 'b' padding as ghosts exactly when one pair of widths holds
+// it, else as the owned parts (dap_block_padding.hpp).
 #include <gtest/gtest.h>
 
 #include <set>
 
+#include <adlib/ranges/dap_block_padding.hpp>
 #include <adlib/ranges/dap_validation.hpp>
+#include <adlib/ranges/process_grid.hpp>
 #include "dap_cases.hpp"
 
 namespace {
@@ -37,6 +41,114 @@ TEST(DapValidation, SpecPaddingExampleIsValid) {
   for (const auto& d : adlib_test::spec_padding_example())
     owned += adlib::dap::num_owned_indices(d.dim_data[0]);
   EXPECT_EQ(owned, 21);
+}
+
+// import_block's input from the dictionaries of each grid coordinate.
+adlib::dap::BlockDimension along_axis(const std::vector<adlib::dap::DimensionData>& dims) {
+  adlib::dap::BlockDimension b;
+  b.size = dims.at(0).size;
+  b.periodic = dims.at(0).periodic.value_or(false);
+  for (const auto& d : dims) {
+    b.start.push_back(d.start);
+    b.stop.push_back(d.stop);
+    b.padding_low.push_back(d.padding_or_zero()[0]);
+    b.padding_high.push_back(d.padding_or_zero()[1]);
+  }
+  return b;
+}
+
+std::vector<adlib::dap::DimensionData> first_dimension(
+    const std::vector<adlib::dap::Descriptor>& per_rank) {
+  std::vector<adlib::dap::DimensionData> out;
+  for (const auto& d : per_rank) out.push_back(d.dim_data[0]);
+  return out;
+}
+
+// The Range of an imported block, on a simulated grid axis of p processes:
+// its extent, ghost widths and each coordinate's first global index and count.
+struct Read {
+  adlib::Index extent, ghost_low, ghost_high;
+  bool periodic;
+  std::vector<adlib::Index> first, count;
+  std::string describe;
+};
+
+Read read(const adlib::dap::ImportedBlock& b, int p) {
+  adlib::ProcessGrid grid({p});
+  const adlib::RangePtr r = b.range.on(grid.dim(0));
+  Read out{r->extent(), r->ghost_low(), r->ghost_high(), r->periodic(), {}, {}, r->describe()};
+  for (int c = 0; c < p; ++c) {
+    out.count.push_back(r->local_count(c));
+    out.first.push_back(r->local_count(c) ? r->global_index(c, r->ghost_low()) : -1);
+  }
+  return out;
+}
+
+TEST(DapBlockPadding, SpecExampleIsImportedAsOwnedParts) {
+  // Paddings (4, 1) (1, 2) (2, 3) (3, 0): no pair of ghost widths.  Boundary
+  // padding 4 and 0 leave 21 - 4 = 17 indices; each process owns its buffer
+  // less its own padding, and its local block starts past its low padding.
+  const auto b =
+      adlib::dap::import_block(along_axis(first_dimension(adlib_test::spec_padding_example())));
+  EXPECT_FALSE(b.padding_is_ghosts);
+  EXPECT_EQ(b.buffer_offset, (std::vector<adlib::Index>{4, 1, 2, 3}));
+  const Read r = read(b, 4);
+  EXPECT_EQ(r.extent, 17);
+  EXPECT_EQ(r.ghost_low, 0);
+  EXPECT_EQ(r.ghost_high, 0);
+  EXPECT_EQ(r.count, (std::vector<adlib::Index>{3, 5, 5, 4}));
+  EXPECT_EQ(r.first, (std::vector<adlib::Index>{0, 3, 8, 13}));
+}
+
+TEST(DapBlockPadding, OnePairOfWidthsIsGhosts) {
+  // (1, 1) everywhere: adlib's own export of block(n).ghosts(1), as before.
+  const auto uniform =
+      adlib::dap::import_block(along_axis(first_dimension(adlib_test::block_case({2, 3, 2}, 1))));
+  EXPECT_TRUE(uniform.padding_is_ghosts);
+  EXPECT_EQ(uniform.buffer_offset, (std::vector<adlib::Index>{0, 0, 0}));
+  const Read r = read(uniform, 3);
+  EXPECT_EQ(r.extent, 7);
+  EXPECT_EQ(r.ghost_low, 1);
+  EXPECT_EQ(r.ghost_high, 1);
+  EXPECT_EQ(r.count, (std::vector<adlib::Index>{2, 3, 2}));
+  EXPECT_EQ(r.first, (std::vector<adlib::Index>{0, 2, 5}));
+  // Over one process any pair is ghost widths, padding only included.
+  using Case = std::array<std::int64_t, 3>;  // low, high, owned
+  for (const auto& [low, high, owned] : {Case{2, 3, 4}, Case{2, 3, 0}}) {
+    const auto one =
+        adlib::dap::import_block(along_axis(adlib_test::padded_block({owned}, low, high, {})));
+    EXPECT_TRUE(one.padding_is_ghosts);
+    const Read o = read(one, 1);
+    EXPECT_EQ(o.extent, owned);
+    EXPECT_EQ(o.ghost_low, low);
+    EXPECT_EQ(o.ghost_high, high);
+  }
+}
+
+TEST(DapBlockPadding, DifferingPaddingIsOwnedParts) {
+  // Communication padding 1 then 2: owned blocks of BlockRange's sizes come
+  // back as block(n), with no ghosts.
+  const auto regular =
+      adlib::dap::import_block(along_axis(adlib_test::padded_block({2, 2, 2}, 0, 0, {1, 2})));
+  EXPECT_FALSE(regular.padding_is_ghosts);
+  EXPECT_EQ(regular.buffer_offset, (std::vector<adlib::Index>{0, 1, 2}));
+  adlib::ProcessGrid grid({3});
+  EXPECT_EQ(read(regular, 3).describe, adlib::block(6).on(grid.dim(0))->describe());
+  // The last process holds boundary padding only (and its neighbour's
+  // communication padding 1 mirrors that boundary padding): it owns nothing.
+  const auto empty =
+      adlib::dap::import_block(along_axis(adlib_test::padded_block({3, 0}, 1, 2, {1})));
+  EXPECT_FALSE(empty.padding_is_ghosts);
+  EXPECT_EQ(empty.buffer_offset, (std::vector<adlib::Index>{1, 1}));
+  const Read e = read(empty, 2);
+  EXPECT_EQ(e.extent, 3);
+  EXPECT_EQ(e.count, (std::vector<adlib::Index>{3, 0}));
+  // Periodic stays periodic, ghosts or not.
+  auto periodic = adlib_test::padded_block({2, 3}, 1, 1, {2});
+  for (auto& d : periodic) d.periodic = true;
+  const auto periodic_block = adlib::dap::import_block(along_axis(periodic));
+  EXPECT_FALSE(periodic_block.padding_is_ghosts);
+  EXPECT_TRUE(read(periodic_block, 2).periodic);
 }
 
 TEST(DapValidation, EveryRuleRefusesItsCase) {

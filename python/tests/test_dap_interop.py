@@ -47,6 +47,11 @@ def shares(a, b):
     return a.size == 0 or b.size == 0 or np.shares_memory(a, b)
 
 
+def address(a):
+    """Where a numpy array's first element lies."""
+    return a.__array_interface__["data"][0]
+
+
 def check_import(dims, dtype, grid_shape=None):
     """from_distarray over `producer`'s buffer: the producer's values arrive
     (checked against global indices after a Remap into a native array), and
@@ -104,15 +109,31 @@ def test_the_reference_producer_in_three_dimensions(dtype):
     check_import([("undistributed", 3), ("block_cyclic", 10, 3), ("undistributed", 2)], dtype)
 
 
-def test_padding_without_boundary_padding_is_refused_everywhere():
-    # Valid DAP (communication padding only, none at the domain's ends), but
-    # adlib's ghost widths are the same on every process.
+def test_padding_without_boundary_padding_imports_the_owned_parts():
+    # Valid DAP (communication padding only, none at the domain's ends) that
+    # no pair of adlib ghost widths holds when P > 1: imported without ghost
+    # cells, each process's local block being the part it owns, over the
+    # producer's memory.  The padding stays the producer's: a Remap into the
+    # import writes the owned elements only.
     producer = DapArray(comm, [P], [("padded", 10, 1)])
-    if P == 1:
-        assert everywhere(adlib.from_distarray(producer).shape == (10,))
-    else:
-        ok, messages = raises_everywhere(lambda: adlib.from_distarray(producer), "padding")
-        assert everywhere(ok), messages
+    owned = producer.owned_mask[0]
+    g = producer.global_of_position[0]
+    producer.local[...] = np.where(owned, reference((10,), np.float64, g), -1.0)
+    a = adlib.from_distarray(producer)
+    assert everywhere(a.shape == (10,))
+    assert everywhere(np.array_equal(a.global_indices[0], g[owned]))
+    assert everywhere(np.array_equal(a.local, reference((10,), np.float64, g[owned])))
+    first_owned = producer.local[int(np.argmax(owned)):]  # no copy: a view from there on
+    assert everywhere(not owned.any() or address(a.local) == address(first_owned))
+    native = adlib.DistArray(adlib.ProcessGrid(comm, [P]), [adlib.cyclic(10)])
+    adlib.remap(native, a)
+    assert everywhere(np.array_equal(native.local,
+                                     reference((10,), np.float64, native.global_indices[0])))
+    native.local[...] = reference((10,), np.float64, native.global_indices[0], offset=3)
+    adlib.remap(a, native)
+    assert everywhere(np.array_equal(producer.local[owned],
+                                     reference((10,), np.float64, g[owned], offset=3)))
+    assert everywhere(np.all(producer.local[~owned] == -1.0))
 
 
 def test_a_halo_exchange_on_the_import_fills_the_producers_padding():
