@@ -3,10 +3,16 @@
 // the same layout over the same memory for every Range kind, 1-D to 3-D,
 // with empty local blocks; Remap moves data from the imported array into a
 // native one and back (checked against the global index); WriteHalo fills
-// the padding of an imported padded array as ghost cells; every rule of the
-// protocol, broken on some rank, is the same adlib::Error on every rank.
+// the padding of an imported padded array as ghost cells; padding that no
+// pair of ghost widths holds (the spec's example, random per-process
+// paddings) is imported as the owned parts, checked value by value; every
+// rule of the protocol, broken on some rank, is the same adlib::Error on
+// every rank.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+#include <string>
 #include <vector>
 
 #include <adlib/adlib.hpp>
@@ -251,6 +257,220 @@ TEST(Dap, ImportRefusesWhatAdlibCannotHold) {
                                       "the buffer holds format 'd' of itemsize 8");
   adlib_test::expect_error_everywhere([&] { adlib::dap::import_array<double, 1>(base, comm); },
                                       "the buffer has 2 dimensions");
+}
+
+// The spec's padding example, imported for real: paddings (4, 1) (1, 2)
+// (2, 3) (3, 0) fit no pair of ghost widths, so each process's local block
+// is the part it owns.  Each buffer holds, at every position, the value of
+// its DAP index as the producer would (communication padding: the
+// neighbour's values; boundary padding, outside adlib's domain: poison).
+// Remap into a native block array, then back: the owned positions take the
+// new values, and the padding stays as the producer left it.
+TEST(Dap, SpecPaddingExampleImportsTheOwnedParts) {
+  const int p = adlib_test::world_size(), me = adlib_test::world_rank();
+  if (p != 4) GTEST_SKIP() << "the spec's example is over 4 processes";
+  adlib::dap::Descriptor d = adlib_test::spec_padding_example()[static_cast<size_t>(me)];
+  const adlib::dap::DimensionData dim = d.dim_data[0];
+  const Index boundary_low = 4, n = 21 - 4 - 0, columns = adlib_test::kColumns;
+  const Index rows = d.buffer.shape[0], low = dim.padding->at(0), high = dim.padding->at(1);
+  const auto global_row = [&](Index i) { return dim.start + i - boundary_low; };
+  const double poison = -1;
+  std::vector<double> memory(static_cast<size_t>(rows * columns));
+  for (Index i = 0; i < rows; ++i)
+    for (Index j = 0; j < columns; ++j) {
+      const Index g = global_row(i);
+      memory[i * columns + j] = g < 0 || g >= n ? poison : value_at<2>({g, j});
+    }
+  const std::vector<double> produced = memory;
+  d.buffer.data = memory.data();
+
+  auto a = adlib::dap::import_array<double, 2>(d);
+  EXPECT_EQ(a.extent(0), n);
+  EXPECT_EQ(a.layout().range(0).ghost_low(), 0);
+  EXPECT_EQ(a.layout().range(0).ghost_high(), 0);
+  EXPECT_EQ(a.layout().local_extents(me)[0], rows - low - high);
+  EXPECT_EQ(a.local_view().data(), memory.data() + low * columns);  // past the low padding
+  EXPECT_EQ(wrong_values<2>(a, 0), 0);
+
+  auto native = native_like<2>(a.layout());
+  adlib::remap(native, a);
+  EXPECT_EQ(wrong_values<2>(native, 0), 0);
+  native.fill([](const auto& g) { return value_at<2>(g, 7); });
+  adlib::remap(a, native);
+  long long wrong = 0;
+  for (Index i = 0; i < rows; ++i)
+    for (Index j = 0; j < columns; ++j) {
+      const bool owned = i >= low && i < rows - high;
+      const double expected = owned ? value_at<2>({global_row(i), j}, 7)
+                                    : produced[static_cast<size_t>(i * columns + j)];
+      wrong += memory[static_cast<size_t>(i * columns + j)] != expected;
+    }
+  EXPECT_EQ(wrong, 0);
+}
+
+// One 'b' dimension of a random padded case (adlib_test::padded_block's
+// parameters).
+struct PaddedDimension {
+  std::vector<std::int64_t> owned, communication;
+  std::int64_t boundary_low = 0, boundary_high = 0;
+
+  std::vector<adlib::dap::DimensionData> dictionaries() const {
+    return adlib_test::padded_block(owned, boundary_low, boundary_high, communication);
+  }
+  // The reference's reading: one pair of ghost widths holds every padding
+  // when there is one process, or when every padding is the same width.
+  bool padding_is_ghosts() const {
+    for (auto w : communication)
+      if (w != boundary_low || w != boundary_high) return false;
+    return true;
+  }
+  std::string describe() const {
+    std::string s = "owned";
+    for (auto o : owned) s += " " + std::to_string(o);
+    s += ", boundary " + std::to_string(boundary_low) + "/" + std::to_string(boundary_high) +
+         ", communication";
+    for (auto w : communication) s += " " + std::to_string(w);
+    return s;
+  }
+};
+
+// Random paddings over p coordinates: owned counts 0..4, boundary padding
+// 0..3 at each end, communication padding as wide as the spec allows (no
+// wider than what each side owns, boundary padding counted).  `padded`
+// false: no padding at all.  Trial 0 has a last process that holds padding
+// only; trial 1 one width everywhere (adlib's ghosts).
+PaddedDimension random_dimension(int p, bool padded, int trial, std::mt19937& rng) {
+  const auto draw = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+  };
+  PaddedDimension d;
+  for (int c = 0; c < p; ++c) d.owned.push_back(draw(0, 4));
+  if (!padded) {
+    d.communication.assign(static_cast<size_t>(p - 1), 0);
+    return d;
+  }
+  d.boundary_low = draw(0, 3);
+  d.boundary_high = draw(0, 3);
+  if (trial == 0) {
+    d.owned.back() = 0;
+    d.boundary_high = 2;
+  }
+  if (trial == 1) {
+    d.boundary_low = d.boundary_high = 1;
+    for (auto& o : d.owned) o = std::max<std::int64_t>(o, 1);
+  }
+  const auto counted = [&](int c) {  // what the spec counts as owned
+    return d.owned[c] + (c == 0 ? d.boundary_low : 0) + (c == p - 1 ? d.boundary_high : 0);
+  };
+  for (int c = 0; c + 1 < p; ++c)
+    d.communication.push_back(trial == 1 ? 1 : draw(0, std::min(counted(c), counted(c + 1))));
+  return d;
+}
+
+// This rank's part of a 2-D case over `grid` (dimension 0 along axis 0;
+// dimension 1 along axis 1, or undistributed over a grid of one axis) in
+// memory of row pitch shape[1] + extra: every element this process owns
+// holds the value of its global index, padding and the pitch's gap hold
+// poison.  Imported, remapped into a native array and back, every value is
+// checked against the global index, and the padding must be untouched.
+void import_padded(const adlib::ProcessGrid& grid, const std::vector<PaddedDimension>& dims,
+                   Index extra) {
+  const int me = adlib_test::world_rank();
+  const int axes = grid.dimensions();
+  std::array<Index, 2> coord{me / (axes == 2 ? grid.extent(1) : 1),
+                             axes == 2 ? me % grid.extent(1) : 0};
+  adlib::dap::Descriptor d;
+  std::array<Index, 2> shape{}, low{}, high{}, boundary{}, start{}, skipped{};
+  std::array<bool, 2> ghosts{true, true};
+  std::string trace = "grid " + grid.describe() + ", pitch +" + std::to_string(extra);
+  for (int k = 0; k < 2; ++k) {
+    if (k >= axes) {
+      d.dim_data.push_back(adlib::dap::DimensionData::undistributed());
+      shape[k] = adlib_test::kColumns;
+      continue;
+    }
+    const adlib::dap::DimensionData dim = dims[k].dictionaries()[static_cast<size_t>(coord[k])];
+    d.dim_data.push_back(dim);
+    shape[k] = dim.stop - dim.start;
+    low[k] = dim.padding_or_zero()[0];
+    high[k] = dim.padding_or_zero()[1];
+    boundary[k] = dims[k].boundary_low;
+    start[k] = dim.start;
+    ghosts[k] = dims[k].padding_is_ghosts();
+    skipped[k] = ghosts[k] ? 0 : low[k];
+    trace += "; dimension " + std::to_string(k) + ": " + dims[k].describe();
+  }
+  SCOPED_TRACE(trace);
+  const Index pitch = shape[1] + extra;
+  d.buffer = {nullptr, "d", 8, {shape[0], shape[1]}, {8 * pitch, 8}};
+  const double poison = -1;
+  std::vector<double> memory(static_cast<size_t>(std::max<Index>(shape[0] * pitch, 1)), poison);
+  const auto owned = [&](Index i, Index j) {
+    return i >= low[0] && i < shape[0] - high[0] && j >= low[1] && j < shape[1] - high[1];
+  };
+  const auto global = [&](Index i, Index j) {  // adlib's index: DAP index - boundary padding
+    return std::array<Index, 2>{start[0] + i - boundary[0], start[1] + j - boundary[1]};
+  };
+  for (Index i = 0; i < shape[0]; ++i)
+    for (Index j = 0; j < shape[1]; ++j)
+      if (owned(i, j)) memory[static_cast<size_t>(i * pitch + j)] = value_at<2>(global(i, j));
+  const std::vector<double> produced = memory;
+  d.buffer.data = memory.data();
+
+  auto a = adlib::dap::import_array<double, 2>(d);
+  for (int k = 0; k < axes; ++k) {
+    const Index n = dims[k].dictionaries()[0].size - dims[k].boundary_low - dims[k].boundary_high;
+    EXPECT_EQ(a.extent(k), n) << "dimension " << k;
+    EXPECT_EQ(a.layout().range(k).ghost_low(), ghosts[k] ? low[k] : 0) << "dimension " << k;
+  }
+  const auto block = a.layout().local_extents(me);
+  if (block[0] > 0 && block[1] > 0) {
+    EXPECT_EQ(a.local_view().data(), memory.data() + skipped[0] * pitch + skipped[1]);
+  }
+  EXPECT_EQ(wrong_values<2>(a, 0), 0);
+
+  auto native = native_like<2>(a.layout());
+  adlib::remap(native, a);
+  EXPECT_EQ(wrong_values<2>(native, 0), 0);
+  native.fill([](const auto& g) { return value_at<2>(g, 7); });
+  adlib::remap(a, native);
+  long long wrong = 0;
+  for (Index i = 0; i < shape[0]; ++i)
+    for (Index j = 0; j < pitch; ++j) {
+      const auto at = static_cast<size_t>(i * pitch + j);
+      const double expected =
+          j < shape[1] && owned(i, j) ? value_at<2>(global(i, j), 7) : produced[at];
+      wrong += memory[at] != expected;
+    }
+  EXPECT_EQ(wrong, 0);
+}
+
+// Random per-process paddings (communication padding that differs between
+// process boundaries, boundary padding, processes holding padding only),
+// on a 1-D grid and on 2-D grids with the padded dimension first, second
+// or both, against the reference of global indices.  Where one width holds
+// every padding they are ghosts, as before; elsewhere the owned parts.
+TEST(Dap, PerProcessPaddingImportsTheOwnedParts) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  const int p = comm.size();
+  std::mt19937 rng(20240611);  // the same draws on every rank
+  const auto two = adlib::ProcessGrid::balanced(comm, 2);
+  std::vector<adlib::ProcessGrid> grids = {adlib::ProcessGrid(comm, {p}), two};
+  if (two.extent(0) != two.extent(1))
+    grids.push_back(adlib::ProcessGrid(comm, {two.extent(1), two.extent(0)}));
+  for (const adlib::ProcessGrid& grid : grids) {
+    const std::vector<std::array<bool, 2>> which =
+        grid.dimensions() == 1
+            ? std::vector<std::array<bool, 2>>{{true, false}}
+            : std::vector<std::array<bool, 2>>{{true, false}, {false, true}, {true, true}};
+    for (const auto& padded : which)
+      for (int trial = 0; trial < 6; ++trial) {
+        std::vector<PaddedDimension> dims;
+        for (int k = 0; k < grid.dimensions(); ++k)
+          dims.push_back(random_dimension(grid.extent(k), padded[k], trial, rng));
+        import_padded(grid, dims, trial % 2);
+      }
+  }
 }
 
 TEST(Dap, DescribeRefusesWhatTheProtocolCannotSay) {
