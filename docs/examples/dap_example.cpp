@@ -3,7 +3,8 @@
 // descriptor (over its own memory), written as JSON and imported back; a
 // padded buffer that another library owns imported without a copy, its
 // padding filled by WriteHalo and its data remapped into a native array;
-// a broken descriptor refused on every rank.  Every result is checked
+// padding that differs per process imported as the owned rows; a broken
+// descriptor refused on every rank.  Every result is checked
 // against the global indices; the exit code says whether all checks
 // passed.  Runs at any number of ranks.
 #include <mpi.h>
@@ -73,6 +74,39 @@ int main(int argc, char** argv) {
     for (Index j = 0; j < columns; ++j) wrong += memory[i * columns + j] != double(10 * g + j);
   }
   native.for_each_local([&](const auto& g, double v) { wrong += v != double(10 * g[0] + g[1]); });
+  ok = nowhere(wrong) && ok;
+
+  // Padding that differs from process to process: 1 or 2 rows towards each
+  // neighbour, 2 boundary rows at the low end.  No pair of ghost widths
+  // holds it, so the imported array is the rows each process owns (3 per
+  // rank), its data pointer past the low padding; the padding stays ours.
+  const Index owned = 3, edge = 2;
+  const auto between = [](Index c) { return 1 + c % 2; };  // at the boundary of c and c + 1
+  const Index low = me == 0 ? edge : between(me - 1), high = me == p - 1 ? 0 : between(me);
+  std::vector<double> strip(static_cast<size_t>((low + owned + high) * columns), -1.0);
+  for (Index i = 0; i < owned; ++i)  // owned rows: global row owned * me + i
+    for (Index j = 0; j < columns; ++j)
+      strip[(low + i) * columns + j] = double(10 * (owned * me + i) + j);
+  adlib::dap::Descriptor uneven;
+  uneven.buffer = {strip.data(), "d", 8, {low + owned + high, columns}, {8 * columns, 8}};
+  adlib::dap::DimensionData part;
+  part.dist_type = 'b';
+  part.size = edge + owned * p;  // the boundary padding counts
+  part.proc_grid_size = p;
+  part.proc_grid_rank = me;
+  part.start = edge + owned * me - low;  // DAP index of the buffer's first row
+  part.stop = edge + owned * me + owned + high;
+  part.padding = std::array<std::int64_t, 2>{low, high};
+  uneven.dim_data = {part, adlib::dap::DimensionData::undistributed()};
+
+  auto u = adlib::dap::import_array<double, 2>(uneven, comm);  // no copy, no ghosts
+  adlib::DistArray<double, 2> strips(grid, {adlib::cyclic(owned * p), adlib::collapsed(columns)});
+  adlib::remap(strips, u);
+
+  wrong = 0;
+  strips.for_each_local([&](const auto& g, double v) { wrong += v != double(10 * g[0] + g[1]); });
+  if (p > 1)  // over one process any padding is a pair of ghost widths
+    wrong += u.local_view().data() != strip.data() + low * columns;
   ok = nowhere(wrong) && ok;
 
   // A broken descriptor: every rank throws the same adlib::Error, which
