@@ -92,7 +92,10 @@ def from_distarray(producer, comm=None):
     MPI.COMM_WORLD by default), whose rank r is the process at position r of
     the DAP's process grid in C order.  The array keeps the buffer alive;
     writing through it writes the producer's memory.  A dict that breaks a
-    rule of the protocol on any rank raises adlib.Error on every rank."""
+    rule of the protocol on any rank raises adlib.Error on every rank; a
+    `comm` that is not a communicator raises TypeError on that rank alone
+    (there is no communicator to agree over), so pass the same one, or
+    none, everywhere."""
     return _adlib._from_distarray(producer, _MPI.COMM_WORLD if comm is None else comm)
 
 
