@@ -93,7 +93,7 @@ std::vector<ElementRequest> resolve_subscripts(const ArrayLayout& layout,
 /// SubscriptRequests.
 inline DataRequests plan_requests(const ArrayLayout& layout, const std::vector<Index>& subscripts,
                                   int me, RemoteAccess access) {
-  return plan_data_requests(SubscriptRequests(layout, subscripts, me, access), access, me);
+  return plan_data_requests(SubscriptRequests(layout, subscripts, me, access), access);
 }
 
 /// This rank's verdict on a Gather's or Scatter's arguments: `caller_error`

@@ -48,17 +48,19 @@ IndexList IndexList::from(std::vector<std::int64_t> offsets, std::int64_t min_ru
   // to become a row: a list of scattered offsets (a gather's) usually has
   // none, and then its offsets are its singles as they are.
   std::int64_t lowest = offsets[0], highest = offsets[0], streak = 1;
-  bool ascending = true, runs = false;
+  bool ascending = true, sorted = true, runs = false;
   for (std::int64_t i = 1; i < n; ++i) {
     const std::int64_t o = offsets[i], previous = offsets[i - 1];
     lowest = std::min(lowest, o);
     highest = std::max(highest, o);
     ascending = ascending && o > previous;
+    sorted = sorted && o >= previous;
     streak = o == previous + 1 ? streak + 1 : 1;
     runs = runs || streak >= min_run;
   }
   list.lowest = lowest;
   list.highest = highest;
+  list.sorted = sorted;
   list.repeats = has_repeats(list, offsets, ascending);
   if (!runs) {
     list.segments.push_back({0, n, false});

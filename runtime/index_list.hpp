@@ -41,6 +41,9 @@ struct IndexList {
   std::int64_t lowest = 0;            ///< smallest offset (count > 0)
   std::int64_t highest = -1;          ///< largest offset (count > 0)
   bool repeats = false;               ///< some offset occurs more than once
+  bool sorted = true;                 ///< the offsets never decrease along the list
+  /// Only single offsets (no run), in one stretch: singles is the whole list.
+  bool all_singles() const { return segments.size() == 1 && !segments.front().run; }
 
   /// The list of `offsets`, in that order (offsets must be >= 0).  Pass the
   /// vector by std::move when it is not needed afterwards: its memory then

@@ -20,9 +20,11 @@
 #pragma once
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <utility>
 
 #include <adlib/runtime/combine.hpp>
@@ -294,6 +296,117 @@ void unpack_indices(const ExecSpace& space, T* memory, const IndexList& list, co
           from += s.count;
         }
       });
+}
+
+/// One list of contributions for combine_sorted_lists: values[i] combines
+/// into memory[targets[i]], the targets never decreasing.  `values` points
+/// to elements of the caller's type.
+struct SortedContributions {
+  const std::int64_t* targets = nullptr;  ///< offsets in memory, ascending
+  const void* values = nullptr;           ///< count values, in list order
+  std::int64_t count = 0;                 ///< contributions
+};
+
+namespace detail {
+/// Bytes of target memory combine_sorted_lists covers before it moves to the
+/// next list: small enough that the lines one list brought in are still in
+/// the core's cache when the next list combines into them (measured alike
+/// from 4 to 32 KiB; 256 KiB gave back a quarter of the gain).
+constexpr std::int64_t kSortedListStretchBytes = 32 * 1024;
+}  // namespace detail
+
+/// Combines (`combine`) every contribution of lists[0, count) into `memory`
+/// in one walk over it: the lists take turns by stretches of target memory,
+/// each list in its order within a stretch, so a target receives its
+/// contributions list by list and in list order, exactly as if the lists
+/// were unpacked one after the other (unpack_indices), while each line of
+/// `memory` is read and written about once instead of once per list.
+/// `positions` is workspace for `count` cursors.
+template <class T, class ExecSpace, class Combine>
+void combine_sorted_lists(const ExecSpace& space, T* memory, const SortedContributions* lists,
+                          int count, std::int64_t* positions, Combine combine) {
+  detail::require_host_for_indices<ExecSpace>();
+  Kokkos::parallel_for("adlib::combine_sorted_lists",
+                       Kokkos::RangePolicy<ExecSpace>(space, 0, count > 0 ? 1 : 0),
+                       [=](std::int64_t) {
+                         constexpr std::int64_t stretch =
+                             std::max<std::int64_t>(1, detail::kSortedListStretchBytes / sizeof(T));
+                         std::int64_t next = std::numeric_limits<std::int64_t>::max();
+                         for (int l = 0; l < count; ++l) {
+                           positions[l] = 0;
+                           if (lists[l].count > 0) next = std::min(next, lists[l].targets[0]);
+                         }
+                         while (next != std::numeric_limits<std::int64_t>::max()) {
+                           const std::int64_t limit = next + stretch;
+                           next = std::numeric_limits<std::int64_t>::max();
+                           for (int l = 0; l < count; ++l) {
+                             const std::int64_t* targets = lists[l].targets;
+                             const T* values = static_cast<const T*>(lists[l].values);
+                             const std::int64_t n = lists[l].count;
+                             std::int64_t i = positions[l];
+                             for (; i < n && targets[i] < limit; ++i)
+                               combine(memory[targets[i]], values[i]);
+                             positions[l] = i;
+                             if (i < n) next = std::min(next, targets[i]);
+                           }
+                         }
+                       });
+}
+
+/// One list for read_sorted_lists: memory[sources[i]] goes to to[i] (a pack:
+/// to_offsets null) or combines into to[to_offsets[i]] (a local copy), the
+/// sources never decreasing.  `to` points to elements of the caller's type.
+struct SortedReads {
+  const std::int64_t* sources = nullptr;     ///< offsets in memory, ascending
+  void* to = nullptr;                        ///< a pack buffer, or the destination memory
+  const std::int64_t* to_offsets = nullptr;  ///< offsets in `to` (null: to[i])
+  std::int64_t count = 0;                    ///< elements
+};
+
+/// Reads every list's elements from `memory` in one walk over it, the
+/// lists taking turns by stretches of it as in combine_sorted_lists: packs
+/// copy, local copies combine (`combine`) into their targets.  Each line of
+/// `memory` is read about once instead of once per list.  `positions` is
+/// workspace for `count` cursors.
+template <class T, class ExecSpace, class Combine>
+void read_sorted_lists(const ExecSpace& space, const T* memory, const SortedReads* lists, int count,
+                       std::int64_t* positions, Combine combine) {
+  detail::require_host_for_indices<ExecSpace>();
+  Kokkos::parallel_for("adlib::read_sorted_lists",
+                       Kokkos::RangePolicy<ExecSpace>(space, 0, count > 0 ? 1 : 0),
+                       [=](std::int64_t) {
+                         constexpr std::int64_t stretch =
+                             std::max<std::int64_t>(1, detail::kSortedListStretchBytes / sizeof(T));
+                         constexpr std::int64_t ahead = detail::kIndexPrefetchDistance;
+                         std::int64_t next = std::numeric_limits<std::int64_t>::max();
+                         for (int l = 0; l < count; ++l) {
+                           positions[l] = 0;
+                           if (lists[l].count > 0) next = std::min(next, lists[l].sources[0]);
+                         }
+                         while (next != std::numeric_limits<std::int64_t>::max()) {
+                           const std::int64_t limit = next + stretch;
+                           next = std::numeric_limits<std::int64_t>::max();
+                           for (int l = 0; l < count; ++l) {
+                             const std::int64_t* sources = lists[l].sources;
+                             T* to = static_cast<T*>(lists[l].to);
+                             const std::int64_t* to_offsets = lists[l].to_offsets;
+                             const std::int64_t n = lists[l].count;
+                             std::int64_t i = positions[l];
+                             if (to_offsets == nullptr) {
+                               for (; i < n && sources[i] < limit; ++i) to[i] = memory[sources[i]];
+                             } else {
+                               // The targets are scattered: ask for them ahead.
+                               for (; i < n && sources[i] < limit; ++i) {
+                                 if (i + ahead < n)
+                                   detail::prefetch_for_write(to + to_offsets[i + ahead]);
+                                 combine(to[to_offsets[i]], memory[sources[i]]);
+                               }
+                             }
+                             positions[l] = i;
+                             if (i < n) next = std::min(next, sources[i]);
+                           }
+                         }
+                       });
 }
 
 /// dst at dst_list's offsets, combined with src at src_list's offsets

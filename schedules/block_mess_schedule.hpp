@@ -49,6 +49,7 @@
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <any>
 #include <climits>
 #include <cstdint>
@@ -66,6 +67,7 @@
 #include <adlib/runtime/device_index_list.hpp>
 #include <adlib/runtime/element_type.hpp>
 #include <adlib/runtime/error.hpp>
+#include <adlib/runtime/node_topology.hpp>
 #include <adlib/runtime/pack.hpp>
 #include <adlib/schedules/block_message_plan.hpp>
 #include <adlib/schedules/exchange_plan.hpp>
@@ -287,6 +289,16 @@ class BlockMessSchedule {
   void copy_locally_staged(const MessageRoute& route, T* dst, const T* src, const Combine& combine);
   template <class T, class Combine>
   static void finish_typed(BlockMessSchedule& self);
+  /// The walk of MessageRoute::merges_index_arrivals(), once every message
+  /// of the execution in flight has arrived.
+  template <class T, class Combine>
+  void combine_merged(const Combine& combine);
+  /// The walk of MessageRoute::merges_index_departures() of `route` for
+  /// array `array`: its packs into `buffer` and its local index copy into
+  /// `dst`.
+  template <class T, class Combine>
+  void read_merged(const MessageRoute& route, T* dst, const T* src, T* buffer, int array,
+                   const Combine& combine);
   void post(std::vector<MPI_Request>& requests);
   std::string check_peer_counts();
   /// Do index lists run as DeviceIndexList kernels (memory a host thread
@@ -330,6 +342,13 @@ class BlockMessSchedule {
   std::vector<void*> pending_dst_;
   std::any pending_combine_;
   void (*pending_finish_)(BlockMessSchedule&) = nullptr;
+  /// Every peer shares this rank's node (build(); see RouteMemory).
+  bool peers_on_node_ = false;
+  /// The lists and cursors of combine_merged (kept: no allocation per
+  /// execution after the first).
+  std::vector<SortedContributions> merged_lists_;
+  std::vector<SortedReads> merged_reads_;
+  std::vector<std::int64_t> merged_positions_;
 };
 
 // ---------------------------------------------------------------------------
@@ -353,6 +372,16 @@ void BlockMessSchedule<MemorySpace>::build(bool check_peers) {
   }
   const std::uint64_t fingerprint = detail::hash_mix(config_.fingerprint(), check_peers ? 1u : 0u);
   tag_ = comm_.lease_agreed_tag(error, fingerprint, kOperation);
+  // Which peers share this node (collective the first time per
+  // communicator, then kept with it; after the agreement, which checked that
+  // every rank holds the same configuration and so makes the same call).
+  const NodeTopology& nodes = node_topology(comm_, config_.ranks_per_node);
+  auto on_node = [&](const PeerMessage& m) {
+    return std::binary_search(nodes.node_members.begin(), nodes.node_members.end(), m.peer);
+  };
+  peers_on_node_ =
+      std::all_of(plan_.send_messages().begin(), plan_.send_messages().end(), on_node) &&
+      std::all_of(plan_.recv_messages().begin(), plan_.recv_messages().end(), on_node);
   // Every plan is valid: now the two ends of each message.
   if (check_peers) agree_on_errors(comm_, check_peer_counts(), 0, kOperation);
 }
@@ -385,7 +414,8 @@ const MessageRoute& BlockMessSchedule<MemorySpace>::route(const RouteKind& kind)
   for (const MessageRoute& r : routes_)
     if (r.kind() == kind) return r;
   const RouteMemory memory{staged_,
-                           Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible};
+                           Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible,
+                           peers_on_node_};
   routes_.emplace_back(plan_, kind, policy_, memory);
   return routes_.back();
 }
@@ -519,11 +549,17 @@ void BlockMessSchedule<MemorySpace>::start_arrays(T* const* dst, const T* const*
         run_walk<T>(walk, dst[k], src[k], out, k, combine);
         packed = true;
       }
-  for (int k = 0; k < arrays; ++k)
+  for (int k = 0; k < arrays; ++k) {
+    if (r.merges_index_departures()) {  // the local index copy included
+      read_merged<T>(r, dst[k], src[k], out, k, combine);
+      packed = true;
+      continue;
+    }
     for (const IndexPack& pack : r.index_packs()) {
       pack_list<T>(*pack.list, src[k], out + pack.buffer_offset + k * pack.array_stride);
       packed = true;
     }
+  }
   // The pack kernels complete before MPI reads their buffer (or before it is
   // staged to the host twin, which deep_copy fences itself).
   if (packed) space_.fence();
@@ -536,7 +572,12 @@ void BlockMessSchedule<MemorySpace>::start_arrays(T* const* dst, const T* const*
     for (const SourceWalk& walk : r.walks())
       if (!walk.packs) run_walk<T>(walk, dst[k], src[k], out, k, combine);
     if (!r.local_reads().empty()) copy_locally_staged<T>(r, dst[k], src[k], combine);
-    if (r.local_index_reads().count > 0)
+    if (r.local_index_reads().count == 0 || r.merges_index_departures()) continue;
+    if (r.merges_index_arrivals())  // combined with the arrivals at finish()
+      pack_list<T>(r.local_index_reads(), src[k],
+                   reinterpret_cast<T*>(buffers_.local().data()) + r.merged_local_offset() +
+                       k * r.local_index_reads().count);
+    else
       copy_lists<T>(dst[k], r.local_index_writes(), src[k], r.local_index_reads(), combine);
   }
 
@@ -719,11 +760,13 @@ void BlockMessSchedule<MemorySpace>::finish_typed(BlockMessSchedule& self) {
         position += block.count();
       }
       if (m.indices.count > 0) {
-        self.template unpack_list<T>(m.indices, static_cast<T*>(dst), in + position, combine);
+        if (!route.merges_index_arrivals())
+          self.template unpack_list<T>(m.indices, static_cast<T*>(dst), in + position, combine);
         position += m.indices.count;
       }
     }
   }
+  if (route.merges_index_arrivals() && error.empty()) self.template combine_merged<T>(combine);
   if (!requests.outgoing.empty()) {
     const int code = MPI_Waitall(static_cast<int>(requests.outgoing.size()),
                                  requests.outgoing.data(), MPI_STATUSES_IGNORE);
@@ -736,6 +779,52 @@ void BlockMessSchedule<MemorySpace>::finish_typed(BlockMessSchedule& self) {
     self.requests_.clear();
     throw Error(error, self.comm_.rank(), kOperation);
   }
+}
+
+template <class MemorySpace>
+template <class T, class Combine>
+void BlockMessSchedule<MemorySpace>::combine_merged(const Combine& combine) {
+  const MessageRoute& route = *active_route_;
+  const IndexList& local = route.local_index_writes();
+  const T* in = reinterpret_cast<const T*>(buffers_.incoming().data());
+  const T* waiting =
+      reinterpret_cast<const T*>(buffers_.local().data()) + route.merged_local_offset();
+  for (std::size_t k = 0; k < pending_dst_.size(); ++k) {
+    // This rank's contributions first, then each peer's in peer order: the
+    // order of the unmerged execution.
+    merged_lists_.clear();
+    if (local.count > 0)
+      merged_lists_.push_back({local.singles.data(),
+                               waiting + static_cast<std::int64_t>(k) * local.count, local.count});
+    for (const RoutedMessage& routed : route.incoming()) {
+      const PeerMessage& m = *routed.message;
+      merged_lists_.push_back({m.indices.singles.data(),
+                               in + routed.buffer_offset + static_cast<std::int64_t>(k) * m.count,
+                               m.indices.count});
+    }
+    merged_positions_.resize(merged_lists_.size());
+    combine_sorted_lists<T>(space_, static_cast<T*>(pending_dst_[k]), merged_lists_.data(),
+                            static_cast<int>(merged_lists_.size()), merged_positions_.data(),
+                            combine);
+  }
+}
+
+template <class MemorySpace>
+template <class T, class Combine>
+void BlockMessSchedule<MemorySpace>::read_merged(const MessageRoute& route, T* dst, const T* src,
+                                                 T* buffer, int array, const Combine& combine) {
+  const IndexList& reads = route.local_index_reads();
+  merged_reads_.clear();
+  if (reads.count > 0)
+    merged_reads_.push_back(
+        {reads.singles.data(), dst, route.local_index_writes().singles.data(), reads.count});
+  for (const IndexPack& pack : route.index_packs())
+    merged_reads_.push_back({pack.list->singles.data(),
+                             buffer + pack.buffer_offset + array * pack.array_stride, nullptr,
+                             pack.list->count});
+  merged_positions_.resize(merged_reads_.size());
+  read_sorted_lists<T>(space_, src, merged_reads_.data(), static_cast<int>(merged_reads_.size()),
+                       merged_positions_.data(), combine);
 }
 
 template <class MemorySpace>

@@ -109,7 +109,7 @@ std::string check_requests(const RequestSource& requests, int comm_size) {
   return error;
 }
 
-DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess access, int self) {
+DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess access) {
   // 1. Count the requests per owner (schedules/owner_groups.hpp).
   OwnerGroups groups;
   std::int64_t highest_owner_offset = 0, highest_local_offset = -1;
@@ -142,9 +142,9 @@ DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess acce
   // owner reads (a read's pack) or combines into (a write's unpack) its
   // memory upwards.  For a read, the requester's order instead would need a
   // second sort per message; GA1 at 2 ranks measured no faster with it.  A
-  // read's requests to `self` are the exception: they become one local copy
-  // loop, which reads and writes memory at random offsets, and it runs
-  // faster with its writes in order than with its reads in order.
+  // read's requests to `self`, a local copy, keep the owner's order too: the
+  // executor then reads them in the same walk over the owner's memory as the
+  // packs (MessageRoute::merges_index_departures).
   const std::vector<std::size_t> order = groups.by_ascending_owner();
   DataRequests out;
   out.plan.local_extent = highest_local_offset + 1;
@@ -163,20 +163,6 @@ DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess acce
           n, [&](std::size_t i) { return static_cast<std::int64_t>(key[i] >> local_bits); },
           [&](std::size_t i) { return static_cast<std::int64_t>(key[i] & local_mask); }, access,
           message, receive, out.plan.fan_out);
-      if (access == RemoteAccess::read && groups.owner(g) == self) {
-        // The group's keys are free again: reused to reorder the message.
-        const int owner_bits = key_bits - local_bits;
-        const std::size_t d = message.values.size();
-        for (std::size_t i = 0; i < d; ++i)
-          key[i] = static_cast<std::uint64_t>(receive.offsets[i]) << owner_bits |
-                   static_cast<std::uint64_t>(message.values[i]);
-        radix_sort(key, d, key_bits, scratch.data());
-        const std::uint64_t owner_mask = (std::uint64_t(1) << owner_bits) - 1;
-        for (std::size_t i = 0; i < d; ++i) {
-          receive.offsets[i] = static_cast<std::int64_t>(key[i] >> owner_bits);
-          message.values[i] = static_cast<std::int64_t>(key[i] & owner_mask);
-        }
-      }
     } else {
       const auto first = pairs.begin() + static_cast<std::ptrdiff_t>(begin);
       std::sort(first, first + static_cast<std::ptrdiff_t>(n));
@@ -184,17 +170,6 @@ DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess acce
           n, [&](std::size_t i) { return first[static_cast<std::ptrdiff_t>(i)].first; },
           [&](std::size_t i) { return first[static_cast<std::ptrdiff_t>(i)].second; }, access,
           message, receive, out.plan.fan_out);
-      if (access == RemoteAccess::read && groups.owner(g) == self) {
-        const std::size_t d = message.values.size();
-        const auto by_local = first;  // the group's pairs are free again
-        for (std::size_t i = 0; i < d; ++i)
-          by_local[static_cast<std::ptrdiff_t>(i)] = {receive.offsets[i], message.values[i]};
-        std::sort(by_local, by_local + static_cast<std::ptrdiff_t>(d));
-        for (std::size_t i = 0; i < d; ++i) {
-          receive.offsets[i] = by_local[static_cast<std::ptrdiff_t>(i)].first;
-          message.values[i] = by_local[static_cast<std::ptrdiff_t>(i)].second;
-        }
-      }
     }
     out.to_owners.push_back(std::move(message));
     out.plan.exchange.recv_indices.push_back(std::move(receive));
@@ -218,7 +193,7 @@ DataPlan negotiate_data_plan(const Comm& comm, const RequestSource& requests, Re
   // A rank with bad input sends nothing; the exchange's agreement makes
   // every rank throw before any message is posted.
   DataRequests planned;
-  if (error.empty()) planned = plan_data_requests(requests, access, comm.rank());
+  if (error.empty()) planned = plan_data_requests(requests, access);
   const std::uint64_t fingerprint =
       detail::hash_mix(caller_fingerprint, static_cast<std::uint64_t>(access) + 1);
   add_owner_side(planned.plan.exchange, exchange_sparse(comm, planned.to_owners, operation,

@@ -15,9 +15,8 @@
 ///
 ///  1. plan_data_requests (pure): the requests grouped by owner, one message
 ///     per owner, sorted by the owner's offsets (so the owner reads or
-///     combines into its memory upwards); a read's requests to itself, which
-///     become a local copy, are put in the requester's order instead, so the
-///     copy writes upwards;
+///     combines into its memory upwards), a rank's requests to itself (a
+///     local copy) too;
 ///  2. negotiate_data_plan (collective): those messages go to the owners, and
 ///     each owner lists what it received as index-list sends
 ///     (ExchangePlan::send_indices) to the requester.
@@ -133,13 +132,11 @@ inline std::string check_requests(const std::vector<ElementRequest>& requests, i
 
 /// The requester's half (see the file overview), for valid requests.  Local
 /// offsets must be distinct for a read (each position receives one value).
-/// `self` is the requesting rank (a read's requests to it are ordered for a
-/// local copy); -1 when unknown.
-DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess access, int self = -1);
+DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess access);
 /// plan_data_requests of stored requests.
 inline DataRequests plan_data_requests(const std::vector<ElementRequest>& requests,
-                                       RemoteAccess access, int self = -1) {
-  return plan_data_requests(StoredRequests(requests), access, self);
+                                       RemoteAccess access) {
+  return plan_data_requests(StoredRequests(requests), access);
 }
 
 /// The owner's half: every received request (sender, owner offsets) becomes

@@ -52,6 +52,10 @@ struct RouteMemory {
   bool staged = false;
   /// The arrays' memory is host memory (derived datatypes may walk it).
   bool host = true;
+  /// Every peer of the schedule shares this rank's node: MPI moves its
+  /// messages with the CPUs of the ranks (shared memory), so no message
+  /// progresses while this rank computes.
+  bool peers_on_node = false;
 };
 
 /// One message as a route moves it.
@@ -121,7 +125,8 @@ class MessageRoute {
   const std::vector<StridedBlock>& local_reads() const { return *local_reads_; }
   /// See local_reads().
   const std::vector<StridedBlock>& local_writes() const { return *local_writes_; }
-  /// Elements of the local buffer (one array at a time).
+  /// Elements of the local buffer: the staged local copies' (one array at
+  /// a time), then the merged local index copy's values (every array).
   std::int64_t local_buffer_count() const { return local_buffer_count_; }
   /// The index lists to pack, after the walks (index-list messages).
   const std::vector<IndexPack>& index_packs() const { return index_packs_; }
@@ -130,6 +135,34 @@ class MessageRoute {
   const IndexList& local_index_reads() const { return *local_index_reads_; }
   /// See local_index_reads().
   const IndexList& local_index_writes() const { return *local_index_writes_; }
+  /// Do the arrivals and the local index copy combine in one walk over the
+  /// destination after the last message has arrived, instead of each list
+  /// on its own (the local copy during the flight, each message on
+  /// arrival)?  Then each line of the destination is read and written once,
+  /// not once per list that touches it.  Chosen for combining executions
+  /// whose every incoming message and local index copy writes single
+  /// offsets in ascending order (scattered contributions sorted by their
+  /// owner, as a Scatter's), at least two such lists, host memory not
+  /// staged, and every peer on this node: there the messages move only when
+  /// this rank waits for them, so the local copy overlaps nothing and may as
+  /// well wait too.  A SC1-sized walk (2^17 + 2^17 contributions into 16
+  /// MiB) measured 920 us instead of 1145 us for two separate passes.
+  bool merges_index_arrivals() const { return merges_index_arrivals_; }
+  /// Do the packs of the outgoing messages and the local index copy read the
+  /// source in one walk, at start()?  The mirror of merges_index_arrivals(),
+  /// for the sending side: chosen when every outgoing message packs single
+  /// offsets in ascending order and the local copy reads single offsets in
+  /// ascending order (a Gather's reads, which the planner sorts by the
+  /// owner's offsets, the requests to the rank itself included), at least two
+  /// such lists, host memory not staged, every peer on this node, and the
+  /// arrivals not merged.  Each line of the source is then read about once
+  /// instead of once per list.
+  bool merges_index_departures() const { return merges_index_departures_; }
+  /// With merges_index_arrivals(): where in the local buffer the local index
+  /// copy's values wait, packed at start() (array k's at this offset plus k
+  /// times local_index_reads().count), so that start() still reads the whole
+  /// source.
+  std::int64_t merged_local_offset() const { return merged_local_offset_; }
 
  private:
   RouteKind kind_;
@@ -143,6 +176,9 @@ class MessageRoute {
   std::vector<IndexPack> index_packs_;
   const IndexList* local_index_reads_ = nullptr;
   const IndexList* local_index_writes_ = nullptr;
+  bool merges_index_arrivals_ = false;
+  bool merges_index_departures_ = false;
+  std::int64_t merged_local_offset_ = 0;
 };
 
 }  // namespace adlib

@@ -89,7 +89,7 @@ TEST(PlanDataRequests, WritesGroupByAscendingOwnerAndSendEveryRepeatInRequestOrd
 
 TEST(PlanDataRequests, ReadsFetchARepeatOnceAndFanItOut) {
   // Rank 0 requests: owners 1 and 3 are other ranks, owner 0 is itself.
-  const DataRequests r = adlib::plan_data_requests(kMixed, RemoteAccess::read, /*self=*/0);
+  const DataRequests r = adlib::plan_data_requests(kMixed, RemoteAccess::read);
   EXPECT_EQ(peers_of(r.to_owners), (std::vector<int>{0, 1, 3}));
   ASSERT_EQ(r.to_owners.size(), 3u);
   ASSERT_EQ(r.plan.exchange.recv_indices.size(), 3u);
@@ -103,18 +103,6 @@ TEST(PlanDataRequests, ReadsFetchARepeatOnceAndFanItOut) {
   for (const adlib::FanOut& f : r.plan.fan_out) {
     EXPECT_TRUE(fan_out.emplace(f.to, f.from).second) << "target " << f.to << " twice";
   }
-  EXPECT_EQ(fan_out, (std::map<std::int64_t, std::int64_t>{{3, 1}, {2, 0}, {7, 4}}));
-}
-
-TEST(PlanDataRequests, ReadsFromSelfFollowTheRequestersOffsets) {
-  // The same requests made by rank 3: its requests to itself become a local
-  // copy, which writes its memory upwards; the fan-out is the same.
-  const DataRequests r = adlib::plan_data_requests(kMixed, RemoteAccess::read, /*self=*/3);
-  ASSERT_EQ(r.to_owners.size(), 3u);
-  EXPECT_EQ(r.to_owners[2].values, (Offsets{5, 2, 9}));
-  EXPECT_EQ(r.plan.exchange.recv_indices[2].offsets, (Offsets{0, 1, 6}));
-  std::map<std::int64_t, std::int64_t> fan_out;
-  for (const adlib::FanOut& f : r.plan.fan_out) fan_out.emplace(f.to, f.from);
   EXPECT_EQ(fan_out, (std::map<std::int64_t, std::int64_t>{{3, 1}, {2, 0}, {7, 4}}));
 }
 
@@ -150,26 +138,20 @@ TEST(PlanDataRequests, LargeGroupsSortStablyByOwnerOffset) {
     wrong += w.to_owners[0].values[i] != reference[i].first ||
              w.plan.exchange.recv_indices[0].offsets[i] != reference[i].second;
   EXPECT_EQ(wrong, 0u);
-  // A read sends each distinct offset once and fans out the rest; from
-  // another rank in the owner's order, from itself (rank 7) in the
-  // requester's.
+  // A read sends each distinct offset once, in the owner's order (requests
+  // to the requester itself too, a local copy), and fans out the rest.
   std::size_t distinct = 1;
   for (std::size_t i = 1; i < reference.size(); ++i)
     distinct += reference[i].first != reference[i - 1].first;
-  for (const int self : {0, 7}) {
-    const DataRequests r = adlib::plan_data_requests(requests, RemoteAccess::read, self);
-    EXPECT_EQ(r.to_owners[0].values.size(), distinct);
-    EXPECT_EQ(r.plan.fan_out.size(), reference.size() - distinct);
-    const Offsets& sent = r.to_owners[0].values;
-    const Offsets& received = r.plan.exchange.recv_indices[0].offsets;
-    if (self == 7)
-      EXPECT_TRUE(std::is_sorted(received.begin(), received.end()));
-    else
-      EXPECT_TRUE(std::adjacent_find(sent.begin(), sent.end(), std::greater_equal<>()) ==
-                  sent.end());                         // strictly ascending: each offset once
-    for (std::size_t i = 0; i < received.size(); ++i)  // local offset k asked for offset of k
-      EXPECT_EQ(sent[i], requests[static_cast<std::size_t>(received[i])].owner_offset);
-  }
+  const DataRequests r = adlib::plan_data_requests(requests, RemoteAccess::read);
+  EXPECT_EQ(r.to_owners[0].values.size(), distinct);
+  EXPECT_EQ(r.plan.fan_out.size(), reference.size() - distinct);
+  const Offsets& sent = r.to_owners[0].values;
+  const Offsets& received = r.plan.exchange.recv_indices[0].offsets;
+  EXPECT_TRUE(std::adjacent_find(sent.begin(), sent.end(), std::greater_equal<>()) ==
+              sent.end());                           // strictly ascending: each offset once
+  for (std::size_t i = 0; i < received.size(); ++i)  // local offset k asked for offset of k
+    EXPECT_EQ(sent[i], requests[static_cast<std::size_t>(received[i])].owner_offset);
 }
 
 // ---- a simulated run ---------------------------------------------------------

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -160,6 +161,53 @@ TEST(SerialIndexList, DeviceKernelsFollowTheListInOrder) {
     space.fence();
     ASSERT_EQ(copy, want);
   }
+}
+
+// combine_sorted_lists (one walk over memory for several sorted lists)
+// against unpacking the lists one after the other, with an operation that
+// does not commute: every target must meet its values list by list and in
+// list order, however the lists' targets interleave, repeat, cluster or
+// spread over more than one stretch of the walk.
+TEST(SerialIndexList, SortedListsCombineAsIfUnpackedOneAfterTheOther) {
+  adlib_test::Rng rng(17);
+  const Kokkos::DefaultHostExecutionSpace space;
+  const auto ordered = adlib::op::combine(
+      [](long long& target, const long long& value) { target = 3 * target + value; });
+  for (int trial = 0; trial < 300; ++trial) {
+    // Spans below and well above one stretch (32 KiB: 4096 long longs).
+    const std::int64_t span = rng.chance(50) ? rng.uniform(1, 200) : rng.uniform(1, 40000);
+    const int count = static_cast<int>(rng.uniform(0, 5));
+    std::vector<Offsets> targets(static_cast<std::size_t>(count));
+    std::vector<std::vector<long long>> values(targets.size());
+    std::vector<adlib::SortedContributions> lists;
+    long long next = 1;
+    for (std::size_t l = 0; l < targets.size(); ++l) {
+      const std::int64_t n = rng.chance(20) ? 0 : rng.uniform(1, 3000);
+      const std::int64_t low = rng.uniform(0, span - 1);
+      for (std::int64_t k = 0; k < n; ++k) targets[l].push_back(rng.uniform(low, span - 1));
+      if (rng.chance(30))  // clustered: many repeats of a few targets
+        for (auto& t : targets[l]) t = std::min(span - 1, low + t % 4);
+      std::sort(targets[l].begin(), targets[l].end());
+      for (std::size_t k = 0; k < targets[l].size(); ++k) values[l].push_back(next++ % 1000);
+      lists.push_back({targets[l].data(), values[l].data(), n});
+    }
+    std::vector<long long> memory(static_cast<std::size_t>(span), 1), want(memory);
+    for (std::size_t l = 0; l < targets.size(); ++l)
+      for (std::size_t k = 0; k < targets[l].size(); ++k)
+        want[targets[l][k]] = 3 * want[targets[l][k]] + values[l][k];
+    std::vector<std::int64_t> positions(targets.size());
+    adlib::combine_sorted_lists<long long>(space, memory.data(), lists.data(), count,
+                                           positions.data(), ordered);
+    ASSERT_EQ(memory, want) << "trial " << trial;
+  }
+}
+
+TEST(SerialIndexList, KnowsWhetherItsOffsetsAreSortedSingles) {
+  EXPECT_TRUE(IndexList::from({3, 3, 9, 40}).sorted);
+  EXPECT_TRUE(IndexList::from({3, 3, 9, 40}).all_singles());
+  EXPECT_FALSE(IndexList::from({3, 2}).sorted);
+  EXPECT_FALSE(IndexList::from({1, 2, 3, 4, 5, 6, 7, 8, 20}).all_singles());  // a run
+  EXPECT_FALSE(IndexList::from(Offsets{}).all_singles());
 }
 
 TEST(SerialIndexList, MessagesCarryBlocksThenIndexLists) {

@@ -149,4 +149,58 @@ TEST(SerialMessageRoute, CombiningLocalCopiesWalkAlone) {
   EXPECT_EQ(replacing.walks().size(), 1u);
 }
 
+// A Scatter's plan as rank 1 of 3 sees it: scattered contributions to
+// itself and to ranks 0 and 2, sorted by their owners' offsets.  Executed
+// backward with a combine operation, the arrivals (the plan's sends) and the
+// local index copy merge into one walk, only where every rule of
+// MessageRoute::merges_index_arrivals holds.
+BlockMessagePlan scatter_plan(bool with_run, bool unsorted) {
+  BlockMessagePlan plan(1, 3);
+  plan.send_indices(0, {2, 9, 9, 40});
+  plan.send_indices(
+      2, unsorted ? std::vector<std::int64_t>{30, 1, 70} : std::vector<std::int64_t>{1, 30, 70});
+  plan.recv_indices(0, {5, 0, 7, 3});
+  plan.recv_indices(2, {6, 2, 4});
+  if (with_run)
+    plan.send_indices(1, {10, 11, 12, 13, 14, 15, 16, 17, 18});
+  else
+    plan.send_indices(1, {4, 8, 50});
+  plan.recv_indices(1, with_run ? std::vector<std::int64_t>{9, 1, 8, 10, 11, 12, 13, 14, 15}
+                                : std::vector<std::int64_t>{9, 1, 8});
+  plan.build();
+  return plan;
+}
+
+TEST(SerialMessageRoute, SortedScatteredArrivalsMergeWithTheLocalCopyOnOneNode) {
+  const RouteKind combining_backward{Direction::backward, 8, 1, true};
+  const RouteMemory on_node{false, true, true};
+  const BlockMessagePlan plan = scatter_plan(false, false);
+  const MessageRoute merged(plan, combining_backward, kPack, on_node);
+  EXPECT_TRUE(merged.merges_index_arrivals());
+  // The local copy's values wait in the local buffer, one array's worth.
+  EXPECT_EQ(merged.merged_local_offset(), 0);
+  EXPECT_EQ(merged.local_buffer_count(), 3);
+  const MessageRoute two_arrays(plan, RouteKind{Direction::backward, 8, 2, true}, kPack, on_node);
+  EXPECT_TRUE(two_arrays.merges_index_arrivals());
+  EXPECT_EQ(two_arrays.local_buffer_count(), 6);
+  // Each rule that fails keeps the lists apart.
+  EXPECT_FALSE(MessageRoute(plan, RouteKind{Direction::backward, 8, 1, false}, kPack, on_node)
+                   .merges_index_arrivals());  // replacing
+  EXPECT_FALSE(MessageRoute(plan, combining_backward, kPack, RouteMemory{false, true, false})
+                   .merges_index_arrivals());  // a peer on another node
+  EXPECT_FALSE(MessageRoute(plan, combining_backward, kPack, RouteMemory{true, true, true})
+                   .merges_index_arrivals());  // staged
+  EXPECT_FALSE(MessageRoute(plan, combining_backward, kPack, RouteMemory{false, false, true})
+                   .merges_index_arrivals());  // device memory
+  // Forward, the arrivals are the plan's receives: not sorted.
+  EXPECT_FALSE(MessageRoute(plan, RouteKind{Direction::forward, 8, 1, true}, kPack, on_node)
+                   .merges_index_arrivals());
+  EXPECT_FALSE(MessageRoute(scatter_plan(true, false), combining_backward, kPack, on_node)
+                   .merges_index_arrivals());  // the local copy writes a run
+  EXPECT_FALSE(MessageRoute(scatter_plan(false, true), combining_backward, kPack, on_node)
+                   .merges_index_arrivals());  // an arrival out of order
+  const MessageRoute unmerged(plan, combining_backward, kPack, RouteMemory{false, true, false});
+  EXPECT_EQ(unmerged.local_buffer_count(), 0);
+}
+
 }  // namespace
