@@ -132,6 +132,8 @@ inline std::string check_requests(const std::vector<ElementRequest>& requests, i
 
 /// The requester's half (see the file overview), for valid requests.  Local
 /// offsets must be distinct for a read (each position receives one value).
+/// Every group, the requests to the requester itself included, is in the
+/// owner's offset order.
 DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess access);
 /// plan_data_requests of stored requests.
 inline DataRequests plan_data_requests(const std::vector<ElementRequest>& requests,
