@@ -51,8 +51,14 @@ struct BlockDimension {
   std::int64_t size = 0;
   /// 'periodic'.
   bool periodic = false;
-  /// Per grid coordinate: 'start', 'stop' and the two 'padding' widths.
-  std::vector<std::int64_t> start, stop, padding_low, padding_high;
+  /// Per grid coordinate: the buffer's first DAP index ('start').
+  std::vector<std::int64_t> start;
+  /// Per grid coordinate: one past the buffer's last DAP index ('stop').
+  std::vector<std::int64_t> stop;
+  /// Per grid coordinate: the low 'padding' width.
+  std::vector<std::int64_t> padding_low;
+  /// Per grid coordinate: the high 'padding' width.
+  std::vector<std::int64_t> padding_high;
 };
 
 /// The adlib Range of a 'b' dimension, and where each grid coordinate's
