@@ -33,20 +33,25 @@ int bit_width(std::uint64_t v) {
 
 // Sorts `keys` ascending with a least-significant-digit radix sort over
 // their low `bits` bits (higher bits are zero); `scratch` holds as many.
-void radix_sort(std::uint64_t* keys, std::size_t n, int bits, std::uint64_t* scratch) {
+// When the keys' low `sorted_low_bits` bits already ascend through `keys`
+// wherever the bits above them are equal, the sort (stable) need only order
+// the bits above: fewer passes.
+void radix_sort(std::uint64_t* keys, std::size_t n, int bits, int sorted_low_bits,
+                std::uint64_t* scratch) {
   if (n < 256) {
     std::sort(keys, keys + n);
     return;
   }
   // Digits of up to 13 bits (a count table of 64 KiB, in cache), as few
   // passes as the key width allows.
-  const int passes = std::max(1, (bits + 12) / 13);
-  const int digit = (bits + passes - 1) / passes;
+  const int width = std::max(1, bits - sorted_low_bits);
+  const int passes = std::max(1, (width + 12) / 13);
+  const int digit = (width + passes - 1) / passes;
   const std::uint64_t mask = (std::uint64_t(1) << digit) - 1;
   std::vector<std::size_t> start((std::size_t(1) << digit) + 1);
   std::uint64_t *from = keys, *to = scratch;
   for (int pass = 0; pass < passes; ++pass) {
-    const int shift = pass * digit;
+    const int shift = sorted_low_bits + pass * digit;
     std::fill(start.begin(), start.end(), 0);
     for (std::size_t i = 0; i < n; ++i) ++start[((from[i] >> shift) & mask) + 1];
     for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
@@ -113,9 +118,15 @@ DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess acce
   // 1. Count the requests per owner (schedules/owner_groups.hpp).
   OwnerGroups groups;
   std::int64_t highest_owner_offset = 0, highest_local_offset = -1;
+  // Do the local offsets ascend in the order the requests come (Gather's and
+  // Scatter's do: request k is element k)?  Then so do they within each
+  // owner's group, which the grouping keeps in that order, and sorting a
+  // group need only order its owner offsets.
+  bool local_offsets_ascend = true;
   for_each_request(requests, [&](const ElementRequest& r) {
     groups.count(r.owner);
     highest_owner_offset = std::max(highest_owner_offset, r.owner_offset);
+    local_offsets_ascend = local_offsets_ascend && r.local_offset >= highest_local_offset;
     highest_local_offset = std::max(highest_local_offset, r.local_offset);
   });
   groups.close_counting();
@@ -157,7 +168,7 @@ DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess acce
     PeerIndices receive{groups.owner(g), {}};
     if (packed) {
       std::uint64_t* key = keys.data() + begin;
-      radix_sort(key, n, key_bits, scratch.data());
+      radix_sort(key, n, key_bits, local_offsets_ascend ? local_bits : 0, scratch.data());
       const std::uint64_t local_mask = (std::uint64_t(1) << local_bits) - 1;
       emit_group(
           n, [&](std::size_t i) { return static_cast<std::int64_t>(key[i] >> local_bits); },

@@ -154,6 +154,52 @@ TEST(PlanDataRequests, LargeGroupsSortStablyByOwnerOffset) {
     EXPECT_EQ(sent[i], requests[static_cast<std::size_t>(received[i])].owner_offset);
 }
 
+// The same with local offsets in no order (a permutation of 0..4999): the
+// sort must then order whole (owner offset, local offset) pairs, which the
+// shortcut for ascending local offsets (Gather's and Scatter's) skips.
+TEST(PlanDataRequests, LargeGroupsWithLocalOffsetsInAnyOrderSortByBoth) {
+  constexpr std::int64_t kCount = 5000;
+  std::vector<ElementRequest> requests;
+  std::vector<std::pair<std::int64_t, std::int64_t>> reference;  // (owner offset, local)
+  std::uint64_t state = 777;
+  for (std::int64_t k = 0; k < kCount; ++k) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const auto offset = static_cast<std::int64_t>((state >> 33) % (k % 3 == 0 ? 40 : 3000000));
+    const std::int64_t local = (k * 7919) % kCount;  // 7919 is prime to 5000: a permutation
+    requests.push_back({2, offset, local});
+    reference.push_back({offset, local});
+  }
+  std::sort(reference.begin(), reference.end());
+  const DataRequests w = adlib::plan_data_requests(requests, RemoteAccess::write);
+  ASSERT_EQ(w.to_owners.size(), 1u);
+  ASSERT_EQ(w.to_owners[0].values.size(), reference.size());
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < reference.size(); ++i)
+    wrong += w.to_owners[0].values[i] != reference[i].first ||
+             w.plan.exchange.recv_indices[0].offsets[i] != reference[i].second;
+  EXPECT_EQ(wrong, 0u);
+  // A read: each distinct offset once, received by the lowest local offset
+  // asking for it, and fanned out from there to the others.
+  const DataRequests r = adlib::plan_data_requests(requests, RemoteAccess::read);
+  const Offsets& sent = r.to_owners[0].values;
+  const Offsets& received = r.plan.exchange.recv_indices[0].offsets;
+  std::vector<std::int64_t> first_local_of(static_cast<std::size_t>(kCount), -1);
+  std::size_t d = 0;
+  for (std::size_t i = 0; i < reference.size(); ++i) {
+    if (i == 0 || reference[i].first != reference[i - 1].first) {
+      ASSERT_LT(d, sent.size());
+      EXPECT_EQ(sent[d], reference[i].first);
+      EXPECT_EQ(received[d], reference[i].second);
+      ++d;
+    }
+    first_local_of[static_cast<std::size_t>(reference[i].second)] = received[d - 1];
+  }
+  EXPECT_EQ(d, sent.size());
+  EXPECT_EQ(r.plan.fan_out.size(), reference.size() - d);
+  for (const auto& f : r.plan.fan_out)
+    EXPECT_EQ(f.from, first_local_of[static_cast<std::size_t>(f.to)]) << "fan-out to " << f.to;
+}
+
 // ---- a simulated run ---------------------------------------------------------
 
 // What rank r of P owns at `offset`: the values of the reference model.
