@@ -114,7 +114,93 @@ std::string check_requests(const RequestSource& requests, int comm_size) {
   return error;
 }
 
+namespace {
+
+// Each owner's requests as keys (owner offset << 32 | local offset), in
+// request order, in a list of their own: read from the source once.
+struct KeyedGroups {
+  OwnerGroups groups;                            // numbering and owner order only
+  std::vector<std::vector<std::uint64_t>> keys;  // by group number
+  std::int64_t highest_owner_offset = 0, highest_local_offset = -1;
+  bool local_offsets_ascend = true;
+};
+
+constexpr std::int64_t kKeyHalf = std::int64_t(1) << 32;
+
+// Groups `requests` in one read when every offset is below 2^32 (as in any
+// array whose local part has fewer than 2^32 elements); false when one is
+// not, and the caller counts first and places after.  Reading the
+// requests once matters where a source computes them (SubscriptRequests
+// asks the Range for every owner): the second read was a fifth of GA1's
+// set-up instructions.
+bool group_in_one_read(const RequestSource& source, KeyedGroups& out) {
+  bool fits = true;
+  for_each_request(source, [&](const ElementRequest& r) {
+    fits = fits && r.owner_offset < kKeyHalf && r.local_offset < kKeyHalf;
+    if (!fits) return;  // the rest of the read is wasted, in this rare case only
+    const std::size_t g = out.groups.number(r.owner);
+    if (g == out.keys.size()) out.keys.emplace_back();
+    out.keys[g].push_back(static_cast<std::uint64_t>(r.owner_offset) << 32 |
+                          static_cast<std::uint64_t>(r.local_offset));
+    out.highest_owner_offset = std::max(out.highest_owner_offset, r.owner_offset);
+    out.local_offsets_ascend =
+        out.local_offsets_ascend && r.local_offset >= out.highest_local_offset;
+    out.highest_local_offset = std::max(out.highest_local_offset, r.local_offset);
+  });
+  return fits;
+}
+
+// Appends one owner's message and receive list to `out` (see emit_group).
+template <class OwnerOffset, class LocalOffset>
+void append_group(int owner, std::size_t n, OwnerOffset owner_offset, LocalOffset local_offset,
+                  RemoteAccess access, DataRequests& out) {
+  SparseMessage<std::int64_t> message{owner, {}};
+  PeerIndices receive{owner, {}};
+  emit_group(n, owner_offset, local_offset, access, message, receive, out.plan.fan_out);
+  out.to_owners.push_back(std::move(message));
+  out.plan.exchange.recv_indices.push_back(std::move(receive));
+}
+
+// The requester's half from groups read once: each group's keys repacked
+// as tightly as the highest offsets allow (fewer radix digits), sorted,
+// emitted by ascending owner, and freed.
+DataRequests plan_keyed_groups(KeyedGroups& keyed, RemoteAccess access) {
+  const int local_bits = std::max(
+      1,
+      bit_width(static_cast<std::uint64_t>(std::max<std::int64_t>(keyed.highest_local_offset, 0))));
+  const int key_bits =
+      local_bits + bit_width(static_cast<std::uint64_t>(keyed.highest_owner_offset));
+  const std::uint64_t half_mask = (std::uint64_t(1) << 32) - 1;
+  const std::uint64_t local_mask = (std::uint64_t(1) << local_bits) - 1;
+  std::size_t largest = 0;
+  for (const auto& k : keyed.keys) largest = std::max(largest, k.size());
+  std::vector<std::uint64_t> scratch(largest >= 256 ? largest : 0);
+  DataRequests out;
+  out.plan.local_extent = keyed.highest_local_offset + 1;
+  out.to_owners.reserve(keyed.keys.size());
+  out.plan.exchange.recv_indices.reserve(keyed.keys.size());
+  for (const std::size_t g : keyed.groups.by_ascending_owner()) {
+    std::vector<std::uint64_t>& key = keyed.keys[g];
+    for (std::uint64_t& k : key) k = (k >> 32) << local_bits | (k & half_mask);
+    radix_sort(key.data(), key.size(), key_bits, keyed.local_offsets_ascend ? local_bits : 0,
+               scratch.data());
+    append_group(
+        keyed.groups.owner(g), key.size(),
+        [&](std::size_t i) { return static_cast<std::int64_t>(key[i] >> local_bits); },
+        [&](std::size_t i) { return static_cast<std::int64_t>(key[i] & local_mask); }, access, out);
+    std::vector<std::uint64_t>().swap(key);
+  }
+  return out;
+}
+
+}  // namespace
+
 DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess access) {
+  {
+    KeyedGroups keyed;
+    if (group_in_one_read(requests, keyed)) return plan_keyed_groups(keyed, access);
+  }
+  // Offsets of 2^32 or more: read the requests twice, counting first.
   // 1. Count the requests per owner (schedules/owner_groups.hpp).
   OwnerGroups groups;
   std::int64_t highest_owner_offset = 0, highest_local_offset = -1;
@@ -164,26 +250,23 @@ DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess acce
   std::vector<std::uint64_t> scratch(packed && largest >= 256 ? largest : 0);
   for (const std::size_t g : order) {
     const std::size_t begin = groups.begin(g), n = groups.end(g) - begin;
-    SparseMessage<std::int64_t> message{groups.owner(g), {}};
-    PeerIndices receive{groups.owner(g), {}};
     if (packed) {
       std::uint64_t* key = keys.data() + begin;
       radix_sort(key, n, key_bits, local_offsets_ascend ? local_bits : 0, scratch.data());
       const std::uint64_t local_mask = (std::uint64_t(1) << local_bits) - 1;
-      emit_group(
-          n, [&](std::size_t i) { return static_cast<std::int64_t>(key[i] >> local_bits); },
+      append_group(
+          groups.owner(g), n,
+          [&](std::size_t i) { return static_cast<std::int64_t>(key[i] >> local_bits); },
           [&](std::size_t i) { return static_cast<std::int64_t>(key[i] & local_mask); }, access,
-          message, receive, out.plan.fan_out);
+          out);
     } else {
       const auto first = pairs.begin() + static_cast<std::ptrdiff_t>(begin);
       std::sort(first, first + static_cast<std::ptrdiff_t>(n));
-      emit_group(
-          n, [&](std::size_t i) { return first[static_cast<std::ptrdiff_t>(i)].first; },
-          [&](std::size_t i) { return first[static_cast<std::ptrdiff_t>(i)].second; }, access,
-          message, receive, out.plan.fan_out);
+      append_group(
+          groups.owner(g), n,
+          [&](std::size_t i) { return first[static_cast<std::ptrdiff_t>(i)].first; },
+          [&](std::size_t i) { return first[static_cast<std::ptrdiff_t>(i)].second; }, access, out);
     }
-    out.to_owners.push_back(std::move(message));
-    out.plan.exchange.recv_indices.push_back(std::move(receive));
   }
   return out;
 }

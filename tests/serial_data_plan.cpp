@@ -157,32 +157,40 @@ TEST(PlanDataRequests, LargeGroupsSortStablyByOwnerOffset) {
 // The same with local offsets in no order (a permutation of 0..4999): the
 // sort must then order whole (owner offset, local offset) pairs, which the
 // shortcut for ascending local offsets (Gather's and Scatter's) skips.
-TEST(PlanDataRequests, LargeGroupsWithLocalOffsetsInAnyOrderSortByBoth) {
+// Owner offsets from `base` on: at 2^33 the planner cannot pack them in 32
+// bits and takes its other path (count first, then place).
+void expect_sorted_by_both(std::int64_t base) {
   constexpr std::int64_t kCount = 5000;
   std::vector<ElementRequest> requests;
   std::vector<std::pair<std::int64_t, std::int64_t>> reference;  // (owner offset, local)
   std::uint64_t state = 777;
   for (std::int64_t k = 0; k < kCount; ++k) {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
-    const auto offset = static_cast<std::int64_t>((state >> 33) % (k % 3 == 0 ? 40 : 3000000));
+    const auto offset =
+        base + static_cast<std::int64_t>((state >> 33) % (k % 3 == 0 ? 40 : 3000000));
     const std::int64_t local = (k * 7919) % kCount;  // 7919 is prime to 5000: a permutation
     requests.push_back({2, offset, local});
+    if (k % 5 == 0) requests.push_back({0, offset, kCount + k});  // a second owner
     reference.push_back({offset, local});
   }
   std::sort(reference.begin(), reference.end());
   const DataRequests w = adlib::plan_data_requests(requests, RemoteAccess::write);
-  ASSERT_EQ(w.to_owners.size(), 1u);
-  ASSERT_EQ(w.to_owners[0].values.size(), reference.size());
+  ASSERT_EQ(w.to_owners.size(), 2u);
+  EXPECT_EQ(w.to_owners[0].peer, 0);
+  EXPECT_EQ(w.to_owners[0].values.size(), std::size_t(kCount / 5));
+  ASSERT_EQ(w.to_owners[1].peer, 2);
+  ASSERT_EQ(w.to_owners[1].values.size(), reference.size());
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < reference.size(); ++i)
-    wrong += w.to_owners[0].values[i] != reference[i].first ||
-             w.plan.exchange.recv_indices[0].offsets[i] != reference[i].second;
+    wrong += w.to_owners[1].values[i] != reference[i].first ||
+             w.plan.exchange.recv_indices[1].offsets[i] != reference[i].second;
   EXPECT_EQ(wrong, 0u);
   // A read: each distinct offset once, received by the lowest local offset
   // asking for it, and fanned out from there to the others.
   const DataRequests r = adlib::plan_data_requests(requests, RemoteAccess::read);
-  const Offsets& sent = r.to_owners[0].values;
-  const Offsets& received = r.plan.exchange.recv_indices[0].offsets;
+  ASSERT_EQ(r.to_owners.size(), 2u);
+  const Offsets& sent = r.to_owners[1].values;
+  const Offsets& received = r.plan.exchange.recv_indices[1].offsets;
   std::vector<std::int64_t> first_local_of(static_cast<std::size_t>(kCount), -1);
   std::size_t d = 0;
   for (std::size_t i = 0; i < reference.size(); ++i) {
@@ -195,9 +203,20 @@ TEST(PlanDataRequests, LargeGroupsWithLocalOffsetsInAnyOrderSortByBoth) {
     first_local_of[static_cast<std::size_t>(reference[i].second)] = received[d - 1];
   }
   EXPECT_EQ(d, sent.size());
-  EXPECT_EQ(r.plan.fan_out.size(), reference.size() - d);
-  for (const auto& f : r.plan.fan_out)
-    EXPECT_EQ(f.from, first_local_of[static_cast<std::size_t>(f.to)]) << "fan-out to " << f.to;
+  for (const auto& f : r.plan.fan_out) {
+    if (f.to < kCount) {  // owner 0's requests have local offsets from kCount on
+      EXPECT_EQ(f.from, first_local_of[static_cast<std::size_t>(f.to)]) << "fan-out to " << f.to;
+    }
+  }
+  EXPECT_EQ(r.plan.local_extent, kCount + kCount - 5 + 1);
+}
+
+TEST(PlanDataRequests, LargeGroupsWithLocalOffsetsInAnyOrderSortByBoth) {
+  expect_sorted_by_both(0);
+}
+
+TEST(PlanDataRequests, OwnerOffsetsBeyond32BitsPlanTheSame) {
+  expect_sorted_by_both(std::int64_t(1) << 33);
 }
 
 // ---- a simulated run ---------------------------------------------------------
