@@ -116,32 +116,33 @@ std::string check_requests(const RequestSource& requests, int comm_size) {
 
 namespace {
 
-// Each owner's requests as keys (owner offset << 32 | local offset), in
-// request order, in a list of their own: read from the source once.
-struct KeyedGroups {
-  OwnerGroups groups;                            // numbering and owner order only
-  std::vector<std::vector<std::uint64_t>> keys;  // by group number
+// Each owner's requests, in request order, in a list of their own, read
+// from the source once.  Reading once matters where a source computes the
+// requests (SubscriptRequests asks the Range for every owner): a second
+// read was a fifth of GA1's set-up instructions.
+template <class Entry>
+struct GroupedRequests {
+  OwnerGroups groups;                     // numbering and owner order only
+  std::vector<std::vector<Entry>> lists;  // by group number
   std::int64_t highest_owner_offset = 0, highest_local_offset = -1;
+  // Do the local offsets ascend in request order (Gather's and Scatter's
+  // do: request k is element k)?  Then they ascend within each list too,
+  // and sorting a list need only order its owner offsets.
   bool local_offsets_ascend = true;
 };
 
-constexpr std::int64_t kKeyHalf = std::int64_t(1) << 32;
-
-// Groups `requests` in one read when every offset is below 2^32 (as in any
-// array whose local part has fewer than 2^32 elements); false when one is
-// not, and the caller counts first and places after.  Reading the
-// requests once matters where a source computes them (SubscriptRequests
-// asks the Range for every owner): the second read was a fifth of GA1's
-// set-up instructions.
-bool group_in_one_read(const RequestSource& source, KeyedGroups& out) {
+// Reads `source` into `out`, each request as make(request); false, leaving
+// `out` unfinished, when a request is not accepts(request).
+template <class Entry, class Accepts, class Make>
+bool group_in_one_read(const RequestSource& source, GroupedRequests<Entry>& out, Accepts accepts,
+                       Make make) {
   bool fits = true;
   for_each_request(source, [&](const ElementRequest& r) {
-    fits = fits && r.owner_offset < kKeyHalf && r.local_offset < kKeyHalf;
+    fits = fits && accepts(r);
     if (!fits) return;  // the rest of the read is wasted, in this rare case only
     const std::size_t g = out.groups.number(r.owner);
-    if (g == out.keys.size()) out.keys.emplace_back();
-    out.keys[g].push_back(static_cast<std::uint64_t>(r.owner_offset) << 32 |
-                          static_cast<std::uint64_t>(r.local_offset));
+    if (g == out.lists.size()) out.lists.emplace_back();
+    out.lists[g].push_back(make(r));
     out.highest_owner_offset = std::max(out.highest_owner_offset, r.owner_offset);
     out.local_offsets_ascend =
         out.local_offsets_ascend && r.local_offset >= out.highest_local_offset;
@@ -161,114 +162,83 @@ void append_group(int owner, std::size_t n, OwnerOffset owner_offset, LocalOffse
   out.plan.exchange.recv_indices.push_back(std::move(receive));
 }
 
-// The requester's half from groups read once: each group's keys repacked
-// as tightly as the highest offsets allow (fewer radix digits), sorted,
-// emitted by ascending owner, and freed.
-DataRequests plan_keyed_groups(KeyedGroups& keyed, RemoteAccess access) {
-  const int local_bits = std::max(
-      1,
-      bit_width(static_cast<std::uint64_t>(std::max<std::int64_t>(keyed.highest_local_offset, 0))));
-  const int key_bits =
-      local_bits + bit_width(static_cast<std::uint64_t>(keyed.highest_owner_offset));
-  const std::uint64_t half_mask = (std::uint64_t(1) << 32) - 1;
-  const std::uint64_t local_mask = (std::uint64_t(1) << local_bits) - 1;
-  std::size_t largest = 0;
-  for (const auto& k : keyed.keys) largest = std::max(largest, k.size());
-  std::vector<std::uint64_t> scratch(largest >= 256 ? largest : 0);
+// The requester's half: one message per owner, by ascending owner;
+// sort_and_append(owner, list, out) sorts one owner's list and appends it;
+// each list is freed once used.
+template <class Entry, class SortAndAppend>
+DataRequests plan_grouped(GroupedRequests<Entry>& grouped, SortAndAppend sort_and_append) {
   DataRequests out;
-  out.plan.local_extent = keyed.highest_local_offset + 1;
-  out.to_owners.reserve(keyed.keys.size());
-  out.plan.exchange.recv_indices.reserve(keyed.keys.size());
-  for (const std::size_t g : keyed.groups.by_ascending_owner()) {
-    std::vector<std::uint64_t>& key = keyed.keys[g];
-    for (std::uint64_t& k : key) k = (k >> 32) << local_bits | (k & half_mask);
-    radix_sort(key.data(), key.size(), key_bits, keyed.local_offsets_ascend ? local_bits : 0,
-               scratch.data());
-    append_group(
-        keyed.groups.owner(g), key.size(),
-        [&](std::size_t i) { return static_cast<std::int64_t>(key[i] >> local_bits); },
-        [&](std::size_t i) { return static_cast<std::int64_t>(key[i] & local_mask); }, access, out);
-    std::vector<std::uint64_t>().swap(key);
+  out.plan.local_extent = grouped.highest_local_offset + 1;
+  out.to_owners.reserve(grouped.lists.size());
+  out.plan.exchange.recv_indices.reserve(grouped.lists.size());
+  for (const std::size_t g : grouped.groups.by_ascending_owner()) {
+    sort_and_append(grouped.groups.owner(g), grouped.lists[g], out);
+    std::vector<Entry>().swap(grouped.lists[g]);
   }
   return out;
 }
 
+constexpr std::int64_t kKeyHalf = std::int64_t(1) << 32;
+
 }  // namespace
 
 DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess access) {
-  {
-    KeyedGroups keyed;
-    if (group_in_one_read(requests, keyed)) return plan_keyed_groups(keyed, access);
-  }
-  // Offsets of 2^32 or more: read the requests twice, counting first.
-  // 1. Count the requests per owner (schedules/owner_groups.hpp).
-  OwnerGroups groups;
-  std::int64_t highest_owner_offset = 0, highest_local_offset = -1;
-  // Do the local offsets ascend in the order the requests come (Gather's and
-  // Scatter's do: request k is element k)?  Then so do they within each
-  // owner's group, which the grouping keeps in that order, and sorting a
-  // group need only order its owner offsets.
-  bool local_offsets_ascend = true;
-  for_each_request(requests, [&](const ElementRequest& r) {
-    groups.count(r.owner);
-    highest_owner_offset = std::max(highest_owner_offset, r.owner_offset);
-    local_offsets_ascend = local_offsets_ascend && r.local_offset >= highest_local_offset;
-    highest_local_offset = std::max(highest_local_offset, r.local_offset);
-  });
-  groups.close_counting();
-  const std::size_t total = groups.total(), largest = groups.largest();
-
-  // 2. Group them by owner (a counting sort), as packed keys when they fit.
-  const int local_bits = std::max(
-      1, bit_width(static_cast<std::uint64_t>(std::max<std::int64_t>(highest_local_offset, 0))));
-  const int key_bits = local_bits + bit_width(static_cast<std::uint64_t>(highest_owner_offset));
-  const bool packed = key_bits <= 64;
-  std::vector<std::uint64_t> keys(packed ? total : 0);
-  std::vector<std::pair<std::int64_t, std::int64_t>> pairs(packed ? 0 : total);
-  for_each_request(requests, [&](const ElementRequest& r) {
-    const std::size_t at = groups.place(r.owner);
-    if (packed)
-      keys[at] = static_cast<std::uint64_t>(r.owner_offset) << local_bits |
-                 static_cast<std::uint64_t>(r.local_offset);
-    else
-      pairs[at] = {r.owner_offset, r.local_offset};
-  });
-
-  // 3. One message per owner, in ascending owner order, sorted by owner
-  // offset (then local offset) to find repeats, and sent in that order: the
-  // owner reads (a read's pack) or combines into (a write's unpack) its
-  // memory upwards.  For a read, the requester's order instead would need a
-  // second sort per message; GA1 at 2 ranks measured no faster with it.  A
-  // read's requests to `self`, a local copy, keep the owner's order too: the
-  // executor then reads them in the same walk over the owner's memory as the
-  // packs (MessageRoute::merges_index_departures).
-  const std::vector<std::size_t> order = groups.by_ascending_owner();
-  DataRequests out;
-  out.plan.local_extent = highest_local_offset + 1;
-  out.to_owners.reserve(order.size());
-  out.plan.exchange.recv_indices.reserve(order.size());
-  std::vector<std::uint64_t> scratch(packed && largest >= 256 ? largest : 0);
-  for (const std::size_t g : order) {
-    const std::size_t begin = groups.begin(g), n = groups.end(g) - begin;
-    if (packed) {
-      std::uint64_t* key = keys.data() + begin;
-      radix_sort(key, n, key_bits, local_offsets_ascend ? local_bits : 0, scratch.data());
-      const std::uint64_t local_mask = (std::uint64_t(1) << local_bits) - 1;
+  // Every message is sorted by owner offset (then local offset) to find
+  // repeats, and sent in that order: the owner reads (a read's pack) or
+  // combines into (a write's unpack) its memory upwards.  For a read, the
+  // requester's order instead would need a second sort per message; GA1 at
+  // 2 ranks measured no faster with it.  A read's requests to `self`, a
+  // local copy, keep the owner's order too: the executor then reads them in
+  // the same walk over the owner's memory as the packs
+  // (MessageRoute::merges_index_departures).
+  //
+  // Offsets below 2^32 (any local part of fewer than 2^32 elements): keys
+  // owner offset << 32 | local offset, repacked per owner as tightly as the
+  // highest offsets allow (fewer radix digits) and radix-sorted.
+  GroupedRequests<std::uint64_t> keyed;
+  if (group_in_one_read(
+          requests, keyed,
+          [](const ElementRequest& r) {
+            return r.owner_offset < kKeyHalf && r.local_offset < kKeyHalf;
+          },
+          [](const ElementRequest& r) {
+            return static_cast<std::uint64_t>(r.owner_offset) << 32 |
+                   static_cast<std::uint64_t>(r.local_offset);
+          })) {
+    const int local_bits = std::max(1, bit_width(static_cast<std::uint64_t>(
+                                           std::max<std::int64_t>(keyed.highest_local_offset, 0))));
+    const int key_bits =
+        local_bits + bit_width(static_cast<std::uint64_t>(keyed.highest_owner_offset));
+    const std::uint64_t half_mask = (std::uint64_t(1) << 32) - 1;
+    const std::uint64_t local_mask = (std::uint64_t(1) << local_bits) - 1;
+    const int sorted_low_bits = keyed.local_offsets_ascend ? local_bits : 0;
+    std::size_t largest = 0;
+    for (const auto& list : keyed.lists) largest = std::max(largest, list.size());
+    std::vector<std::uint64_t> scratch(largest >= 256 ? largest : 0);
+    return plan_grouped(keyed, [&](int owner, std::vector<std::uint64_t>& key, DataRequests& out) {
+      for (std::uint64_t& k : key) k = (k >> 32) << local_bits | (k & half_mask);
+      radix_sort(key.data(), key.size(), key_bits, sorted_low_bits, scratch.data());
       append_group(
-          groups.owner(g), n,
+          owner, key.size(),
           [&](std::size_t i) { return static_cast<std::int64_t>(key[i] >> local_bits); },
           [&](std::size_t i) { return static_cast<std::int64_t>(key[i] & local_mask); }, access,
           out);
-    } else {
-      const auto first = pairs.begin() + static_cast<std::ptrdiff_t>(begin);
-      std::sort(first, first + static_cast<std::ptrdiff_t>(n));
-      append_group(
-          groups.owner(g), n,
-          [&](std::size_t i) { return first[static_cast<std::ptrdiff_t>(i)].first; },
-          [&](std::size_t i) { return first[static_cast<std::ptrdiff_t>(i)].second; }, access, out);
-    }
+    });
   }
-  return out;
+  // Larger offsets: (owner offset, local offset) pairs, sorted as pairs.
+  using Pair = std::pair<std::int64_t, std::int64_t>;
+  GroupedRequests<Pair> paired;
+  group_in_one_read(
+      requests, paired, [](const ElementRequest&) { return true; },
+      [](const ElementRequest& r) {
+        return Pair{r.owner_offset, r.local_offset};
+      });
+  return plan_grouped(paired, [&](int owner, std::vector<Pair>& list, DataRequests& out) {
+    std::sort(list.begin(), list.end());
+    append_group(
+        owner, list.size(), [&](std::size_t i) { return list[i].first; },
+        [&](std::size_t i) { return list[i].second; }, access, out);
+  });
 }
 
 void add_owner_side(ExchangePlan& exchange, std::vector<SparseMessage<std::int64_t>> received) {

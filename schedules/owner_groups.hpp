@@ -57,8 +57,6 @@ class OwnerGroups {
   /// order of first appearance (for callers that keep each group's requests
   /// themselves; by_ascending_owner() and owner() apply, the slots do not).
   std::size_t number(int owner) { return group(owner); }
-  /// Groups so far: the owners named.
-  std::size_t size() const { return owners_.size(); }
   /// Group g's owner.
   int owner(std::size_t g) const { return owners_[g]; }
   /// Group g's first slot (after close_counting()).

@@ -158,7 +158,7 @@ TEST(PlanDataRequests, LargeGroupsSortStablyByOwnerOffset) {
 // sort must then order whole (owner offset, local offset) pairs, which the
 // shortcut for ascending local offsets (Gather's and Scatter's) skips.
 // Owner offsets from `base` on: at 2^33 the planner cannot pack them in 32
-// bits and takes its other path (count first, then place).
+// bits and keeps them as (owner offset, local offset) pairs.
 void expect_sorted_by_both(std::int64_t base) {
   constexpr std::int64_t kCount = 5000;
   std::vector<ElementRequest> requests;
