@@ -121,7 +121,7 @@ class CollectiveExecutor {
                              : std::numeric_limits<int>::max();
     std::int64_t most = 0;
     for (const CollectiveStep& step : plan_.steps)
-      most = std::max(most, pieces(step.send_count) + pieces(step.receive_count));
+      most = std::max(most, sent_pieces(step) + received_pieces(step));
     requests_.resize(static_cast<std::size_t>(most), MPI_REQUEST_NULL);
     // A combining step takes one piece at a time (see execute), so the
     // scratch holds one piece: small enough to stay in cache between
@@ -154,26 +154,29 @@ class CollectiveExecutor {
       const T* combine_base = in_place || !sources_.combine_from_input[s] ? data : input;
       execution_space().fence();
       const bool combining = step.arrival != Arrival::replace;
-      // Long messages travel as pieces of at most piece_ elements (both ends
-      // cut the same count the same way, so they match in order).  The
-      // sends all go at once; the arrivals of a combining step are taken one
-      // piece at a time and combined at once, while the piece is still in
-      // cache, instead of landing whole in scratch memory and being read
-      // back from DRAM.
-      const std::int64_t sends = pieces(step.send_count), receives = pieces(step.receive_count);
+      // Long messages that the receiver combines travel as pieces of at
+      // most piece_ elements (both ends cut the same count the same way, so
+      // they match in order); the others travel whole
+      // (CollectiveStep::send_combined).  The sends all go at once; the
+      // arrivals of a combining step are taken one piece at a time and
+      // combined at once, while the piece is still in cache, instead of
+      // landing whole in scratch memory and being read back from DRAM.
+      const std::int64_t sends = sent_pieces(step), receives = received_pieces(step);
+      const std::int64_t send_piece = piece_length(step.send_combined);
       MPI_Request* send_requests = requests_.data() + receives;
       for (std::int64_t k = 0; k < sends; ++k) {
-        const std::int64_t begin = k * piece_;
+        const std::int64_t begin = k * send_piece;
         ADLIB_MPI(MPI_Isend(const_cast<T*>(send_source) + step.send_begin + begin,
-                            static_cast<int>(std::min(piece_, step.send_count - begin)), type_,
+                            static_cast<int>(std::min(send_piece, step.send_count - begin)), type_,
                             step.send_peer, tag_, comm_, &send_requests[k]),
                   operation);
       }
       if (!combining) {
+        const std::int64_t length = piece_length(false);
         for (std::int64_t k = 0; k < receives; ++k) {
-          const std::int64_t begin = k * piece_;
+          const std::int64_t begin = k * length;
           ADLIB_MPI(MPI_Irecv(data + step.receive_begin + begin,
-                              static_cast<int>(std::min(piece_, step.receive_count - begin)), type_,
+                              static_cast<int>(std::min(length, step.receive_count - begin)), type_,
                               step.receive_peer, tag_, comm_, &requests_[k]),
                     operation);
         }
@@ -193,8 +196,8 @@ class CollectiveExecutor {
           const std::int64_t first = std::max(at, step.send_begin),
                              last = std::min(at + length, step.send_begin + step.send_count);
           if (send_source == data && first < last) {
-            const std::int64_t low = (first - step.send_begin) / piece_,
-                               high = (last - 1 - step.send_begin) / piece_;
+            const std::int64_t low = (first - step.send_begin) / send_piece,
+                               high = (last - 1 - step.send_begin) / send_piece;
             ADLIB_MPI(MPI_Waitall(static_cast<int>(high - low + 1), send_requests + low,
                                   MPI_STATUSES_IGNORE),
                       operation);
@@ -217,8 +220,21 @@ class CollectiveExecutor {
   const CollectivePlan& plan() const { return plan_; }
 
  private:
-  /// The number of messages `count` elements travel as.
-  std::int64_t pieces(std::int64_t count) const { return (count + piece_ - 1) / piece_; }
+  /// The most elements one message carries: a piece when the receiver
+  /// combines it, else as many as an MPI count holds.
+  std::int64_t piece_length(bool combined) const {
+    return combined ? piece_ : std::numeric_limits<int>::max();
+  }
+  /// The number of messages a step sends.
+  std::int64_t sent_pieces(const CollectiveStep& step) const {
+    const std::int64_t length = piece_length(step.send_combined);
+    return (step.send_count + length - 1) / length;
+  }
+  /// The number of messages a step receives, cut as its sender cuts them.
+  std::int64_t received_pieces(const CollectiveStep& step) const {
+    const std::int64_t length = piece_length(step.arrival != Arrival::replace);
+    return (step.receive_count + length - 1) / length;
+  }
 
   CollectivePlan plan_;
   std::int64_t count_ = 0;

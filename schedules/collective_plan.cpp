@@ -25,13 +25,24 @@ struct Members {
 
 CollectiveStep exchange(int peer, std::int64_t send_begin, std::int64_t send_count,
                         std::int64_t receive_begin, std::int64_t receive_count, Arrival arrival) {
-  return CollectiveStep{peer, send_begin, send_count, peer, receive_begin, receive_count, arrival};
+  CollectiveStep step;
+  step.send_peer = step.receive_peer = peer;
+  step.send_begin = send_begin;
+  step.send_count = send_count;
+  step.receive_begin = receive_begin;
+  step.receive_count = receive_count;
+  step.arrival = arrival;
+  // The peer's step of the exchange treats what it receives as this one does.
+  step.send_combined = arrival != Arrival::replace;
+  return step;
 }
-CollectiveStep send_only(int peer, std::int64_t begin, std::int64_t count) {
+// `combined`: the receiver combines the message (CollectiveStep::send_combined).
+CollectiveStep send_only(int peer, std::int64_t begin, std::int64_t count, bool combined) {
   CollectiveStep step;
   step.send_peer = peer;
   step.send_begin = begin;
   step.send_count = count;
+  step.send_combined = combined;
   return step;
 }
 CollectiveStep receive_only(int peer, std::int64_t begin, std::int64_t count, Arrival arrival) {
@@ -72,7 +83,7 @@ void fold_in(const Fold& fold, int rank, std::int64_t count, const Members& memb
              std::vector<CollectiveStep>& steps) {
   if (rank >= 2 * fold.extra) return;
   if (rank % 2 == 0)
-    steps.push_back(send_only(members[rank + 1], 0, count));
+    steps.push_back(send_only(members[rank + 1], 0, count, true));
   else
     steps.push_back(receive_only(members[rank - 1], 0, count, Arrival::combine_from_lower));
 }
@@ -83,7 +94,7 @@ void fold_out(const Fold& fold, int rank, std::int64_t count, const Members& mem
   if (rank % 2 == 0)
     steps.push_back(receive_only(members[rank + 1], 0, count, Arrival::replace));
   else
-    steps.push_back(send_only(members[rank - 1], 0, count));
+    steps.push_back(send_only(members[rank - 1], 0, count, false));
 }
 
 void recursive_doubling(int rank, int size, std::int64_t count, const Members& members,
@@ -166,6 +177,7 @@ void ring(int rank, int size, std::int64_t count, std::vector<CollectiveStep>& s
     segment(rank - s - 1, step.receive_begin, step.receive_count);
     // The arrival carries the ranks before this one along the ring.
     step.arrival = Arrival::combine_from_lower;
+    step.send_combined = true;
     steps.push_back(step);
   }
   for (int s = 0; s + 1 < size; ++s) {
@@ -195,7 +207,7 @@ void binomial_broadcast(int root, int rank, int size, std::int64_t count, const 
   }
   for (mask >>= 1; mask > 0; mask >>= 1)
     if (relative + mask < size)
-      steps.push_back(send_only(members[(relative + mask + root) % size], 0, count));
+      steps.push_back(send_only(members[(relative + mask + root) % size], 0, count, false));
 }
 
 // Binomial tree reduction to member number 0 of `size`, in rank order.
@@ -203,7 +215,7 @@ void binomial_reduce_to_first(int rank, int size, std::int64_t count, const Memb
                               std::vector<CollectiveStep>& steps) {
   for (int mask = 1; mask < size; mask <<= 1) {
     if (rank & mask) {
-      steps.push_back(send_only(members[rank - mask], 0, count));
+      steps.push_back(send_only(members[rank - mask], 0, count, true));
       return;
     }
     if (rank + mask < size)
@@ -266,7 +278,7 @@ CollectivePlan plan_broadcast(BroadcastAlgorithm algorithm, int root, int rank, 
       // The root hands the data to its node's leader, the leaders pass it on
       // among themselves, and each leader over its node.
       if (root != root_leader) {
-        if (rank == root) plan.steps.push_back(send_only(root_leader, 0, count));
+        if (rank == root) plan.steps.push_back(send_only(root_leader, 0, count, false));
         if (rank == root_leader)
           plan.steps.push_back(receive_only(root, 0, count, Arrival::replace));
       }

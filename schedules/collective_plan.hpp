@@ -50,6 +50,12 @@ struct CollectiveStep {
   std::int64_t receive_begin = 0;      ///< where the arrival lands
   std::int64_t receive_count = 0;      ///< elements received (0: nothing is posted)
   Arrival arrival = Arrival::replace;  ///< what the arrival does
+  /// The receiving member combines what this step sends (its step's arrival
+  /// is not replace).  Such a message travels in pieces that the receiver
+  /// combines one at a time while each is in cache; one that only replaces
+  /// travels whole, one handshake instead of one per piece.  Both ends cut a
+  /// message alike only if this matches the receiver's arrival.
+  bool send_combined = false;
 };
 
 /// The steps of one member, in order.  Each step's send and receive are

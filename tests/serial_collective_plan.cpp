@@ -36,7 +36,8 @@ using Words = std::vector<std::string>;
 // Runs every member's plan; returns the members' final vectors.
 std::vector<Words> simulate(const std::vector<CollectivePlan>& plans, std::vector<Words> data) {
   const int P = static_cast<int>(plans.size());
-  std::map<std::pair<int, int>, std::deque<Words>> channels;
+  // Each message with its sender's CollectiveStep::send_combined.
+  std::map<std::pair<int, int>, std::deque<std::pair<Words, bool>>> channels;
   std::vector<std::size_t> next(P, 0);
   std::vector<bool> sent(P, false);
   for (;;) {
@@ -51,7 +52,7 @@ std::vector<Words> simulate(const std::vector<CollectivePlan>& plans, std::vecto
           EXPECT_LT(step.send_peer, P);
           Words message(data[r].begin() + step.send_begin,
                         data[r].begin() + step.send_begin + step.send_count);
-          channels[{r, step.send_peer}].push_back(std::move(message));
+          channels[{r, step.send_peer}].emplace_back(std::move(message), step.send_combined);
         }
         sent[r] = true;
         moved = true;
@@ -59,8 +60,13 @@ std::vector<Words> simulate(const std::vector<CollectivePlan>& plans, std::vecto
       if (step.receive_count > 0) {
         auto& channel = channels[{step.receive_peer, r}];
         if (channel.empty()) continue;
-        const Words arrived = std::move(channel.front());
+        const Words arrived = std::move(channel.front().first);
+        const bool sent_as_combined = channel.front().second;
         channel.pop_front();
+        // The executor cuts a message into pieces on both ends only when
+        // the sender's flag says the receiver combines it.
+        EXPECT_EQ(sent_as_combined, step.arrival != Arrival::replace)
+            << "member " << r << " step " << next[r] << " from " << step.receive_peer;
         EXPECT_EQ(static_cast<std::int64_t>(arrived.size()), step.receive_count)
             << "member " << r << " step " << next[r];
         for (std::size_t i = 0; i < arrived.size(); ++i) {
