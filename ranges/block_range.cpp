@@ -11,7 +11,11 @@ namespace adlib {
 BlockRange::BlockRange(Index extent, const Dimension& dimension, const Ghosts& ghosts)
     : IntervalRange(extent, dimension, ghosts),
       narrow_(static_cast<detail::index_math::Wide>(extent + 1) * process_count() <=
-              std::numeric_limits<Index>::max()) {}
+              std::numeric_limits<Index>::max()),
+      by_reciprocal_(static_cast<detail::index_math::Wide>(extent + 1) * process_count() <
+                     detail::index_math::InvariantDivisor::kLimit),
+      by_extent_(std::max<Index>(extent, 1)),
+      by_processes_(process_count()) {}
 
 Index BlockRange::block_start(int coord) const {
   if (narrow_) return coord * extent() / process_count();
@@ -38,6 +42,17 @@ void BlockRange::owners_of(const Index* globals, std::size_t count, Owner* out) 
   // subscript, and two virtual calls and a range check per index were most
   // of its cost.
   const Index n = extent(), p = process_count(), low = ghost_low();
+  if (by_reciprocal_) {
+    // The same arithmetic, each division through a reciprocal: both
+    // dividends are below (N + 1) * P.
+    for (std::size_t i = 0; i < count; ++i) {
+      const Index g = globals[i];
+      if (g < 0 || g >= n) check_global(g, "owners_of");
+      const Index c = std::min<Index>(by_extent_.divide((g + 1) * p - 1), p - 1);
+      out[i] = Owner{static_cast<int>(c), low + g - by_processes_.divide(c * n)};
+    }
+    return;
+  }
   for (std::size_t i = 0; i < count; ++i) {
     const Index g = globals[i];
     if (g < 0 || g >= n) check_global(g, "owners_of");

@@ -12,6 +12,7 @@
 /// adlib::block(n).ghosts(w) (range_spec.hpp), the one public spelling.
 #pragma once
 
+#include <adlib/ranges/detail/index_math.hpp>
 #include <adlib/ranges/interval_range.hpp>
 
 namespace adlib {
@@ -34,6 +35,10 @@ class BlockRange : public IntervalRange {
   // 64 bits: a 128-bit division is a library call costing about 40 ns, and
   // a Gather of 2^18 subscripts asks for 2^18 owners several times.
   bool narrow_ = false;
+  // Whether (N + 1) * P < 2^52, so that owners_of divides by N and by P
+  // through their reciprocals (detail::index_math::InvariantDivisor).
+  bool by_reciprocal_ = false;
+  detail::index_math::InvariantDivisor by_extent_, by_processes_;
 };
 
 }  // namespace adlib

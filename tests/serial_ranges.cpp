@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <random>
 #include <vector>
 
 #include <adlib/ranges/detail/index_math.hpp>
@@ -604,6 +605,74 @@ TEST(SerialIndexMath, PositionsInAndModularInverse) {
           for (Index k = first; k <= last; ++k) got.push_back(k);
           ASSERT_EQ(got, want) << t.to_string() << " in [" << begin << "," << end << ")";
         }
+}
+
+TEST(SerialIndexMath, InvariantDivisorMatchesDivision) {
+  namespace im = adlib::detail::index_math;
+  std::mt19937_64 random(20261126);
+  const Index limit = im::InvariantDivisor::kLimit;
+  std::vector<Index> divisors = {1,
+                                 2,
+                                 3,
+                                 7,
+                                 10,
+                                 1000003,
+                                 (Index{1} << 22) + 1,
+                                 Index{1} << 31,
+                                 (Index{1} << 40) - 3,
+                                 limit / 3,
+                                 limit - 1};
+  for (int i = 0; i < 40; ++i) divisors.push_back(1 + static_cast<Index>(random() % (limit - 1)));
+  for (const Index d : divisors) {
+    const im::InvariantDivisor by(d);
+    std::vector<Index> dividends = {0, 1, d - 1, d, d + 1, limit - 1, limit - d, limit - 1 - d};
+    // Multiples of d and their neighbours, where a wrong estimate shows.
+    for (int i = 0; i < 200; ++i) {
+      const Index k = static_cast<Index>(random() % static_cast<std::uint64_t>(limit / d));
+      for (const Index x : {k * d - 1, k * d, k * d + 1, k * d + d - 1}) dividends.push_back(x);
+      dividends.push_back(static_cast<Index>(random() % static_cast<std::uint64_t>(limit)));
+    }
+    for (const Index x : dividends) {
+      if (x < 0 || x >= limit) continue;
+      ASSERT_EQ(by.divide(x), x / d) << x << " / " << d;
+    }
+  }
+}
+
+TEST(SerialRanges, BatchedOwnersMatchOwner) {
+  // BlockRange::owners_of divides through reciprocals below (N + 1) * P =
+  // 2^52, in 64 bits above, in 128 bits beyond; every path must answer as
+  // owner() does, at the ends of blocks above all.
+  std::mt19937_64 random(7);
+  const std::vector<std::pair<Index, int>> cases = {{1, 1},
+                                                    {5, 3},
+                                                    {1 << 22, 2},
+                                                    {1000003, 7},
+                                                    {3, 8},
+                                                    {(Index{1} << 52) / 5 - 1, 5},
+                                                    {(Index{1} << 52) / 5 + 9, 5},
+                                                    {(Index{1} << 61) + 17, 3},
+                                                    {(Index{1} << 40) + 12345, 1 << 20}};
+  for (const auto& [n, P] : cases) {
+    adlib::ProcessGrid grid({P});
+    adlib::BlockRange block(n, grid.dim(0), {2, 1});
+    std::vector<Index> globals = {0, n - 1};
+    for (int c : {0, 1, P / 2, P - 1}) {
+      if (c < 0 || c >= P) continue;
+      const Index start = block.block_start(c), end = c + 1 < P ? block.block_start(c + 1) : n;
+      for (const Index g : {start - 1, start, end - 1, end})
+        if (g >= 0 && g < n) globals.push_back(g);
+    }
+    for (int i = 0; i < 500; ++i)
+      globals.push_back(static_cast<Index>(random() % static_cast<std::uint64_t>(n)));
+    std::vector<adlib::Owner> owners(globals.size());
+    block.owners_of(globals.data(), globals.size(), owners.data());
+    for (std::size_t i = 0; i < globals.size(); ++i) {
+      const adlib::Owner want = block.owner(globals[i]);
+      ASSERT_EQ(owners[i].coord, want.coord) << "N " << n << " P " << P << " g " << globals[i];
+      ASSERT_EQ(owners[i].local, want.local) << "N " << n << " P " << P << " g " << globals[i];
+    }
+  }
 }
 
 TEST(SerialGrid, RankListsMapPositionsToTheListedRanks) {
