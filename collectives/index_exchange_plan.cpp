@@ -48,7 +48,7 @@ SubscriptRequests::SubscriptRequests(const ArrayLayout& layout,
       access_(access),
       replicas_(access == RemoteAccess::write ? static_cast<std::size_t>(layout.replica_count())
                                               : 1),
-      servers_(1024) {
+      servers_(kServers) {
   if (layout.plannable_locally()) return;
   std::vector<Index> globals;
   globals.reserve(subscripts.size());
@@ -58,7 +58,7 @@ SubscriptRequests::SubscriptRequests(const ArrayLayout& layout,
 }
 
 int SubscriptRequests::server(int coord) const {
-  CachedServer& cached = servers_[static_cast<std::size_t>(coord) % servers_.size()];
+  CachedServer& cached = servers_[static_cast<std::size_t>(coord) % kServers];
   if (cached.coord != coord)
     cached = {coord, access_ == RemoteAccess::read ? read_server(layout_, coord, me_)
                                                    : replica_of(layout_, coord, 0)};
@@ -75,7 +75,6 @@ void SubscriptRequests::fill(std::size_t first, std::size_t count, ElementReques
   const Triplet section = layout_.section_triplet(0);
   const Range& range = layout_.range(0);
   const std::size_t end = first + count;
-  int last_coord = -1, last_rank = -1;
   for (std::size_t k = first / replicas_; k * replicas_ < end;) {
     const std::size_t batch = std::min(kBatch, (end + replicas_ - 1) / replicas_ - k);
     if (located_.empty()) {
@@ -89,10 +88,12 @@ void SubscriptRequests::fill(std::size_t first, std::size_t count, ElementReques
       const Owner o = owners[i];
       const auto position = static_cast<std::int64_t>(k + i);
       if (replicas_ == 1) {
-        // Consecutive subscripts often share an owner (few owners, or
-        // sorted subscripts): the last answer first.
-        if (o.coord != last_coord) last_rank = server(o.coord), last_coord = o.coord;
-        out[k + i - first] = {last_rank, o.local, position};
+        // The cached answer, looked up here: random subscripts change owner
+        // at random, and a test of "same owner as the last one" mispredicted
+        // at every second subscript of GA1.
+        const CachedServer& cached = servers_[static_cast<std::size_t>(o.coord) % kServers];
+        out[k + i - first] = {cached.coord == o.coord ? cached.rank : server(o.coord), o.local,
+                              position};
         continue;
       }
       for (std::size_t replica = 0; replica < replicas_; ++replica) {

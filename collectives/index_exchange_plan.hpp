@@ -73,6 +73,7 @@ class SubscriptRequests final : public RequestSource {
     int coord = -1;
     int rank = -1;
   };
+  static constexpr std::size_t kServers = 1024;  // a power of two: % is a mask
   int server(int coord) const;
 
   const ArrayLayout& layout_;
