@@ -331,6 +331,7 @@ void combine_sorted_lists(const ExecSpace& space, T* memory, const SortedContrib
                        [=](std::int64_t) {
                          constexpr std::int64_t stretch =
                              std::max<std::int64_t>(1, detail::kSortedListStretchBytes / sizeof(T));
+                         constexpr std::int64_t ahead = detail::kIndexPrefetchDistance;
                          std::int64_t next = std::numeric_limits<std::int64_t>::max();
                          for (int l = 0; l < count; ++l) {
                            positions[l] = 0;
@@ -344,8 +345,14 @@ void combine_sorted_lists(const ExecSpace& space, T* memory, const SortedContrib
                              const T* values = static_cast<const T*>(lists[l].values);
                              const std::int64_t n = lists[l].count;
                              std::int64_t i = positions[l];
-                             for (; i < n && targets[i] < limit; ++i)
+                             // Ascending but sparse targets (a line here,
+                             // two lines further on) defeat the hardware's
+                             // stream prefetcher: ask for them ahead.
+                             for (; i < n && targets[i] < limit; ++i) {
+                               if (i + ahead < n)
+                                 detail::prefetch_for_write(memory + targets[i + ahead]);
                                combine(memory[targets[i]], values[i]);
+                             }
                              positions[l] = i;
                              if (i < n) next = std::min(next, targets[i]);
                            }
