@@ -30,7 +30,7 @@
 /// operations that are not associative included, gives the same result in
 /// every run.
 ///
-/// Cost: O(n) time (a counting sort by owner, a radix sort by offset) and
+/// Cost: O(n) time (one read into a list per owner, a radix sort by offset) and
 /// about 40 bytes of memory per request at the peak, requests read in chunks
 /// from a RequestSource; nothing depends on the number of ranks.
 #pragma once
@@ -63,7 +63,8 @@ struct ElementRequest {
 
 /// Requests produced a chunk at a time, so that a caller with millions of
 /// requests (a Gather's subscripts) need not store them all: planning reads
-/// them twice (a count, then a placement), chunk by chunk.
+/// them once, chunk by chunk (once more, to check them, unless
+/// valid_by_construction(); once more where an offset reaches 2^32).
 class RequestSource {
  public:
   /// How many requests there are.

@@ -34,7 +34,6 @@ class OwnerGroups {
     std::size_t total = 0;
     for (std::size_t& start : start_) {
       const std::size_t count = start;
-      largest_ = std::max(largest_, count);
       start = total;
       total += count;
     }
@@ -65,8 +64,6 @@ class OwnerGroups {
   std::size_t end(std::size_t g) const { return start_[g + 1]; }
   /// Requests counted in all (after close_counting()).
   std::size_t total() const { return start_.back(); }
-  /// Requests of the largest group (after close_counting()).
-  std::size_t largest() const { return largest_; }
 
  private:
   std::size_t group(int owner) {
@@ -90,7 +87,6 @@ class OwnerGroups {
   std::vector<int> owners_;         ///< by group
   std::vector<std::size_t> start_;  ///< counts in pass 1, then first slots (and the total)
   std::vector<std::size_t> next_;   ///< pass 2: each group's next slot
-  std::size_t largest_ = 0;
   struct Recent {
     int owner = -1;
     std::size_t group = 0;

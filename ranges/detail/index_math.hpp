@@ -78,7 +78,6 @@ class InvariantDivisor {
       ++q;
     return q;
   }
-  Index divisor() const { return divisor_; }
 
  private:
   Index divisor_ = 1;
