@@ -57,11 +57,10 @@ SubscriptRequests::SubscriptRequests(const ArrayLayout& layout,
   located_ = layout.range(0).locate(globals);
 }
 
-int SubscriptRequests::server(int coord) const {
+int SubscriptRequests::cache_server(int coord) const {
   CachedServer& cached = servers_[static_cast<std::size_t>(coord) % kServers];
-  if (cached.coord != coord)
-    cached = {coord, access_ == RemoteAccess::read ? read_server(layout_, coord, me_)
-                                                   : replica_of(layout_, coord, 0)};
+  cached = {coord, access_ == RemoteAccess::read ? read_server(layout_, coord, me_)
+                                                 : replica_of(layout_, coord, 0)};
   return cached.rank;
 }
 
@@ -88,12 +87,10 @@ void SubscriptRequests::fill(std::size_t first, std::size_t count, ElementReques
       const Owner o = owners[i];
       const auto position = static_cast<std::int64_t>(k + i);
       if (replicas_ == 1) {
-        // The cached answer, looked up here: random subscripts change owner
-        // at random, and a test of "same owner as the last one" mispredicted
-        // at every second subscript of GA1.
-        const CachedServer& cached = servers_[static_cast<std::size_t>(o.coord) % kServers];
-        out[k + i - first] = {cached.coord == o.coord ? cached.rank : server(o.coord), o.local,
-                              position};
+        // The cache is asked for every subscript: random subscripts change
+        // owner at random, and a test of "same owner as the last one"
+        // mispredicted at every second subscript of GA1.
+        out[k + i - first] = {server(o.coord), o.local, position};
         continue;
       }
       for (std::size_t replica = 0; replica < replicas_; ++replica) {

@@ -74,7 +74,14 @@ class SubscriptRequests final : public RequestSource {
     int rank = -1;
   };
   static constexpr std::size_t kServers = 1024;  // a power of two: % is a mask
-  int server(int coord) const;
+  // The serving rank of `coord`: the cached answer when there is one (here,
+  // inline, since fill() asks for every subscript), else cache_server's.
+  int server(int coord) const {
+    const CachedServer& cached = servers_[static_cast<std::size_t>(coord) % kServers];
+    return cached.coord == coord ? cached.rank : cache_server(coord);
+  }
+  // Asks the layout for the serving rank of `coord` and remembers it.
+  int cache_server(int coord) const;
 
   const ArrayLayout& layout_;
   const std::vector<Index>& subscripts_;
