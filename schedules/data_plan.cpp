@@ -2,7 +2,6 @@
 #include <adlib/schedules/data_plan.hpp>
 
 #include <algorithm>
-#include <memory>
 #include <utility>
 
 #include <adlib/schedules/owner_groups.hpp>
@@ -62,37 +61,31 @@ void radix_sort(std::uint64_t* keys, std::size_t n, int bits, int sorted_low_bit
   if (from != keys) std::copy(from, from + n, keys);
 }
 
-// Appends one owner's requests, sorted (owner_offset(i), local_offset(i)
-// for i < n), to its message and receive list; a read sends each owner
-// offset once and fans the repeats out.
+// Writes one owner's requests, sorted (owner_offset(i), local_offset(i)
+// for i < n), as its message (owner offsets) and receive list (local
+// offsets), and returns their length; a read sends each owner offset once
+// and fans the repeats out.  `message` and `receive` may be the memory the
+// requests are read from: request i is read before position i is written,
+// so a caller can turn its sorted keys into the message without new memory
+// (fresh pages' first touches are a third of a Gather's set-up).
 template <class OwnerOffset, class LocalOffset>
-void emit_group(std::size_t n, OwnerOffset owner_offset, LocalOffset local_offset,
-                RemoteAccess access, SparseMessage<std::int64_t>& message, PeerIndices& receive,
-                std::vector<FanOut>& fan_out) {
-  // Reserved and appended, not resized: resizing would zero the lists
-  // first, one more pass over fresh memory.
-  if (access == RemoteAccess::write) {
-    message.values.reserve(n);
-    receive.offsets.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      message.values.push_back(owner_offset(i));
-      receive.offsets.push_back(local_offset(i));
-    }
-    return;
-  }
-  std::size_t distinct = n > 0 ? 1 : 0;
-  for (std::size_t i = 1; i < n; ++i) distinct += owner_offset(i) != owner_offset(i - 1);
-  message.values.reserve(distinct);
-  receive.offsets.reserve(distinct);
+std::size_t emit_group(std::size_t n, OwnerOffset owner_offset, LocalOffset local_offset,
+                       RemoteAccess access, std::int64_t* message, std::int64_t* receive,
+                       std::vector<FanOut>& fan_out) {
+  std::size_t kept = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const std::int64_t wanted = owner_offset(i);
-    if (i > 0 && wanted == owner_offset(i - 1)) {
-      fan_out.push_back({local_offset(i), receive.offsets.back()});
+    const std::int64_t wanted = owner_offset(i), local = local_offset(i);
+    // Sorted: a repeat follows the first request of its owner offset, whose
+    // owner offset and local offset were the last ones kept.
+    if (access == RemoteAccess::read && kept > 0 && wanted == message[kept - 1]) {
+      fan_out.push_back({local, receive[kept - 1]});
       continue;
     }
-    message.values.push_back(wanted);
-    receive.offsets.push_back(local_offset(i));
+    message[kept] = wanted;
+    receive[kept] = local;
+    ++kept;
   }
+  return kept;
 }
 
 }  // namespace
@@ -165,15 +158,14 @@ bool group_in_one_read(const RequestSource& source, GroupedRequests<Entry>& out,
   return fits;
 }
 
-// Appends one owner's message and receive list to `out` (see emit_group).
-template <class OwnerOffset, class LocalOffset>
-void append_group(int owner, std::size_t n, OwnerOffset owner_offset, LocalOffset local_offset,
-                  RemoteAccess access, DataRequests& out) {
-  SparseMessage<std::int64_t> message{owner, {}};
-  PeerIndices receive{owner, {}};
-  emit_group(n, owner_offset, local_offset, access, message, receive, out.plan.fan_out);
-  out.to_owners.push_back(std::move(message));
-  out.plan.exchange.recv_indices.push_back(std::move(receive));
+// Appends one owner's message and receive list to `out`: the first `kept`
+// entries of `message` and `receive` (emit_group's).
+void append_group(int owner, std::vector<std::int64_t>&& message,
+                  std::vector<std::int64_t>&& receive, std::size_t kept, DataRequests& out) {
+  message.resize(kept);
+  receive.resize(kept);
+  out.to_owners.push_back({owner, std::move(message)});
+  out.plan.exchange.recv_indices.push_back({owner, std::move(receive)});
 }
 
 // The requester's half: one message per owner, by ascending owner;
@@ -192,7 +184,10 @@ DataRequests plan_grouped(GroupedRequests<Entry>& grouped, SortAndAppend sort_an
   return out;
 }
 
-constexpr std::int64_t kKeyHalf = std::int64_t(1) << 32;
+// The keyed path's bounds: owner offsets below 2^31 keep every key below
+// 2^63, local offsets below 2^32 fit its low half.
+constexpr std::int64_t kOwnerKeyLimit = std::int64_t(1) << 31;
+constexpr std::int64_t kLocalKeyLimit = std::int64_t(1) << 32;
 
 }  // namespace
 
@@ -206,39 +201,37 @@ DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess acce
   // the same walk over the owner's memory as the packs
   // (MessageRoute::merges_index_departures).
   //
-  // Offsets below 2^32 (any local part of fewer than 2^32 elements): keys
-  // owner offset << 32 | local offset, repacked per owner as tightly as the
-  // highest offsets allow (fewer radix digits) and radix-sorted.
-  GroupedRequests<std::uint64_t> keyed;
+  // Owner offsets below 2^31 and local offsets below 2^32 (local parts of
+  // fewer than 2^31 elements): keys owner offset << 32 | local offset, which
+  // stay below 2^63 and so are int64 like the message they become, repacked
+  // per owner as tightly as the highest offsets allow (fewer radix digits)
+  // and radix-sorted.  Each owner's sorted keys then become its message in
+  // place, and the sort's scratch its receive list: no other memory.
+  GroupedRequests<std::int64_t> keyed;
   if (group_in_one_read(
           requests, keyed,
           [](const ElementRequest& r) {
-            return r.owner_offset < kKeyHalf && r.local_offset < kKeyHalf;
+            return r.owner_offset < kOwnerKeyLimit && r.local_offset < kLocalKeyLimit;
           },
-          [](const ElementRequest& r) {
-            return static_cast<std::uint64_t>(r.owner_offset) << 32 |
-                   static_cast<std::uint64_t>(r.local_offset);
-          })) {
+          [](const ElementRequest& r) { return r.owner_offset << 32 | r.local_offset; })) {
     const int local_bits = std::max(1, bit_width(static_cast<std::uint64_t>(
                                            std::max<std::int64_t>(keyed.highest_local_offset, 0))));
     const int key_bits =
         local_bits + bit_width(static_cast<std::uint64_t>(keyed.highest_owner_offset));
-    const std::uint64_t half_mask = (std::uint64_t(1) << 32) - 1;
-    const std::uint64_t local_mask = (std::uint64_t(1) << local_bits) - 1;
+    const std::int64_t half_mask = kLocalKeyLimit - 1;
+    const std::int64_t local_mask = (std::int64_t(1) << local_bits) - 1;
     const int sorted_low_bits = keyed.local_offsets_ascend ? local_bits : 0;
-    std::size_t largest = 0;
-    for (const auto& list : keyed.lists) largest = std::max(largest, list.size());
-    // Uninitialised: the sort writes it before reading it.
-    const std::unique_ptr<std::uint64_t[]> scratch(largest >= 256 ? new std::uint64_t[largest]
-                                                                  : nullptr);
-    return plan_grouped(keyed, [&](int owner, std::vector<std::uint64_t>& key, DataRequests& out) {
-      for (std::uint64_t& k : key) k = (k >> 32) << local_bits | (k & half_mask);
-      radix_sort(key.data(), key.size(), key_bits, sorted_low_bits, scratch.get());
-      append_group(
-          owner, key.size(),
-          [&](std::size_t i) { return static_cast<std::int64_t>(key[i] >> local_bits); },
-          [&](std::size_t i) { return static_cast<std::int64_t>(key[i] & local_mask); }, access,
-          out);
+    return plan_grouped(keyed, [&](int owner, std::vector<std::int64_t>& key, DataRequests& out) {
+      for (std::int64_t& k : key) k = (k >> 32) << local_bits | (k & half_mask);
+      std::vector<std::int64_t> receive(key.size());
+      // The keys are non-negative: their unsigned view sorts the same.
+      radix_sort(reinterpret_cast<std::uint64_t*>(key.data()), key.size(), key_bits,
+                 sorted_low_bits, reinterpret_cast<std::uint64_t*>(receive.data()));
+      const std::size_t kept = emit_group(
+          key.size(), [&](std::size_t i) { return key[i] >> local_bits; },
+          [&](std::size_t i) { return key[i] & local_mask; }, access, key.data(), receive.data(),
+          out.plan.fan_out);
+      append_group(owner, std::move(key), std::move(receive), kept, out);
     });
   }
   // Larger offsets: (owner offset, local offset) pairs, sorted as pairs.
@@ -251,9 +244,12 @@ DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess acce
       });
   return plan_grouped(paired, [&](int owner, std::vector<Pair>& list, DataRequests& out) {
     std::sort(list.begin(), list.end());
-    append_group(
-        owner, list.size(), [&](std::size_t i) { return list[i].first; },
-        [&](std::size_t i) { return list[i].second; }, access, out);
+    std::vector<std::int64_t> message(list.size()), receive(list.size());
+    const std::size_t kept = emit_group(
+        list.size(), [&](std::size_t i) { return list[i].first; },
+        [&](std::size_t i) { return list[i].second; }, access, message.data(), receive.data(),
+        out.plan.fan_out);
+    append_group(owner, std::move(message), std::move(receive), kept, out);
   });
 }
 

@@ -31,8 +31,9 @@
 /// every run.
 ///
 /// Cost: O(n) time (one read into a list per owner, a radix sort by offset) and
-/// about 40 bytes of memory per request at the peak, requests read in chunks
-/// from a RequestSource; nothing depends on the number of ranks.
+/// about 17 bytes of memory per request at the peak (each owner's list, which
+/// becomes its message in place, and its receive list), requests read in
+/// chunks from a RequestSource; nothing depends on the number of ranks.
 #pragma once
 
 #include <algorithm>

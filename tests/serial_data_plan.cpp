@@ -157,8 +157,8 @@ TEST(PlanDataRequests, LargeGroupsSortStablyByOwnerOffset) {
 // The same with local offsets in no order (a permutation of 0..4999): the
 // sort must then order whole (owner offset, local offset) pairs, which the
 // shortcut for ascending local offsets (Gather's and Scatter's) skips.
-// Owner offsets from `base` on: at 2^33 the planner cannot pack them in 32
-// bits and keeps them as (owner offset, local offset) pairs.
+// Owner offsets from `base` on: from 2^31 on the planner cannot pack them
+// into int64 keys and keeps them as (owner offset, local offset) pairs.
 void expect_sorted_by_both(std::int64_t base) {
   constexpr std::int64_t kCount = 5000;
   std::vector<ElementRequest> requests;
@@ -217,6 +217,13 @@ TEST(PlanDataRequests, LargeGroupsWithLocalOffsetsInAnyOrderSortByBoth) {
 
 TEST(PlanDataRequests, OwnerOffsetsBeyond32BitsPlanTheSame) {
   expect_sorted_by_both(std::int64_t(1) << 33);
+}
+
+TEST(PlanDataRequests, OwnerOffsetsAtTheKeyLimitPlanTheSame) {
+  // All below 2^31 (the highest is 2^31 - 101): keys with 45 significant bits.
+  expect_sorted_by_both((std::int64_t(1) << 31) - 3000100);
+  // Both sides of 2^31: the planner finds out part-way through its read.
+  expect_sorted_by_both((std::int64_t(1) << 31) - 1000000);
 }
 
 // ---- a simulated run ---------------------------------------------------------
