@@ -3,6 +3,7 @@
 
 #include "bench_commit.hpp"  // ADLIB_BENCH_ADLIB_COMMIT, generated at build time
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <benchmark/benchmark.h>
@@ -237,6 +238,12 @@ double process_cpu_seconds() {
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
+long long process_page_faults() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_minflt;
+}
+
 long long iterations_per_repeat(double t_w) {
   const double min_rep = std::atof(env_or("ANCHORS_MIN_REP_S", "0.2").c_str());
   // An operation too fast for MPI_Wtime's resolution would ask for an
@@ -304,8 +311,10 @@ void report(const Line& line) {
        << ",\"reps\":" << m.reps << ",\"ranks\":" << comm_size
        << ",\"probe_lat_us\":" << number(m.probe_lat_us)
        << ",\"probe_dirty_us\":" << number(m.probe_dirty_us)
-       << ",\"cpu_share\":" << number(m.cpu_share) << ",\"run\":" << run_number()
-       << ",\"time\":" << quoted(utc_now()) << ",\"note\":" << quoted(line.note) << "}";
+       << ",\"cpu_share\":" << number(m.cpu_share);
+  if (m.page_faults >= 0) json << ",\"page_faults\":" << m.page_faults;
+  json << ",\"run\":" << run_number() << ",\"time\":" << quoted(utc_now())
+       << ",\"note\":" << quoted(line.note) << "}";
   append_jsonl(json.str());
 }
 
