@@ -65,7 +65,8 @@ struct ElementRequest {
 /// Requests produced a chunk at a time, so that a caller with millions of
 /// requests (a Gather's subscripts) need not store them all: planning reads
 /// them once, chunk by chunk (once more, to check them, unless
-/// valid_by_construction(); once more where an offset reaches 2^32).
+/// valid_by_construction(); once more where an owner offset reaches 2^31
+/// or a local offset 2^32).
 class RequestSource {
  public:
   /// How many requests there are.
