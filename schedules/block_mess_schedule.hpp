@@ -64,6 +64,7 @@
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/configuration.hpp>
 #include <adlib/runtime/detail/hash.hpp>
+#include <adlib/runtime/detail/staging.hpp>
 #include <adlib/runtime/device_index_list.hpp>
 #include <adlib/runtime/element_type.hpp>
 #include <adlib/runtime/error.hpp>
@@ -255,15 +256,6 @@ class BlockMessSchedule {
  private:
   static constexpr const char* kOperation = "BlockMessSchedule";
 
-  static bool staged_for(const Configuration& config) {
-    if (config.force_staging) return true;
-    if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
-      return false;
-    } else {
-      return !config.gpu_aware_mpi;
-    }
-  }
-
   /// The route of `kind`, made on first use and kept (a handful of kinds
   /// per schedule: direction x element size x arrays x combining).
   const MessageRoute& route(const RouteKind& kind) const;
@@ -322,7 +314,7 @@ class BlockMessSchedule {
   TagLease tag_;
   BlockMessagePlan plan_;
   TransferPolicy policy_;
-  bool staged_ = staged_for(config_);
+  bool staged_ = detail::stages_through_host<MemorySpace>(config_);
   execution_space space_{};
 
   /// Routes by kind (a list: requests point at their route).  Mutable: a

@@ -42,6 +42,7 @@
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/configuration.hpp>
 #include <adlib/runtime/detail/hash.hpp>
+#include <adlib/runtime/detail/staging.hpp>
 #include <adlib/runtime/element_type.hpp>
 #include <adlib/runtime/error.hpp>
 #include <adlib/runtime/located.hpp>
@@ -53,13 +54,6 @@
 namespace adlib {
 
 namespace detail {
-
-/// Is memory of `MemorySpace` readable by host code (and so by MPI without
-/// GPU support)?
-template <class MemorySpace>
-constexpr bool host_reachable() {
-  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
-}
 
 /// What every reduction schedule shares: the agreement at construction,
 /// the algorithm, the staging decision and the executor of a contiguous
@@ -94,10 +88,7 @@ class AllReduce {
     types_ = std::make_unique<ElementTypes>();
     const MPI_Datatype type = types_->of<T>();
     if (algorithm_ == ReductionAlgorithm::mpi) mpi_op_ = std::make_unique<MpiOperation<T, Op>>(op);
-    const bool mpi_reaches_memory =
-        host_reachable<MemorySpace>() ||
-        (config.gpu_aware_mpi && (!mpi_op_ || mpi_op_->predefined_by_mpi()));
-    staged_ = config.force_staging || !mpi_reaches_memory;
+    staged_ = stages_through_host<MemorySpace>(config, !mpi_op_ || mpi_op_->predefined_by_mpi());
     if (staged_ && count > 0)
       staging_ = Kokkos::View<T*, Kokkos::HostSpace>(
           Kokkos::view_alloc(Kokkos::WithoutInitializing, "adlib::RedxSchedule::staging"),

@@ -35,6 +35,7 @@
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/configuration.hpp>
 #include <adlib/runtime/detail/hash.hpp>
+#include <adlib/runtime/detail/staging.hpp>
 #include <adlib/runtime/element_type.hpp>
 #include <adlib/runtime/error.hpp>
 #include <adlib/runtime/node_topology.hpp>
@@ -79,7 +80,7 @@ class BroadcastCore {
                          static_cast<int>(nodes.leaders.size()), nodes.largest_node);
     types_ = std::make_unique<ElementTypes>();
     const MPI_Datatype type = types_->of<T>();
-    staged_ = config.force_staging || !(host_reachable<MemorySpace>() || config.gpu_aware_mpi);
+    staged_ = stages_through_host<MemorySpace>(config);
     if (staged_ && count > 0)
       staging_ = Kokkos::View<T*, Kokkos::HostSpace>(
           Kokkos::view_alloc(Kokkos::WithoutInitializing, "adlib::TreeSchedule::staging"),
