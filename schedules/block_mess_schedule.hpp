@@ -70,6 +70,7 @@
 #include <adlib/runtime/error.hpp>
 #include <adlib/runtime/node_topology.hpp>
 #include <adlib/runtime/pack.hpp>
+#include <adlib/runtime/shipped_types.hpp>
 #include <adlib/schedules/block_message_plan.hpp>
 #include <adlib/schedules/exchange_plan.hpp>
 #include <adlib/schedules/message_buffers.hpp>
@@ -875,5 +876,25 @@ void BlockMessSchedule<MemorySpace>::release_mpi_objects() {
   requests_.clear();
   types_.release();
 }
+
+// ---------------------------------------------------------------------------
+// Compiled once, in the library (schedules/instances/): the untyped members
+// for host memory, and every execution of the element types and combine
+// operations the library ships (runtime/shipped_types.hpp).  A translation
+// unit that executes one of them compiles only the few lines of start() and
+// links the rest; other types, operations and memory spaces are instantiated
+// where they are used, as before.
+/// @cond internal
+#define ADLIB_BLOCK_MESS_SCHEDULE_EXECUTION(prefix, T, Combine)                             \
+  prefix template void BlockMessSchedule<Kokkos::HostSpace>::start_arrays<T, Combine>(      \
+      T* const*, const T* const*, int, std::size_t, std::size_t, Direction, const Combine&, \
+      std::string);
+#define ADLIB_BLOCK_MESS_SCHEDULE_EXTERN(T, Combine) \
+  ADLIB_BLOCK_MESS_SCHEDULE_EXECUTION(extern, T, Combine)
+#define ADLIB_BLOCK_MESS_SCHEDULE_DEFINE(T, Combine) \
+  ADLIB_BLOCK_MESS_SCHEDULE_EXECUTION(, T, Combine)
+/// @endcond
+extern template class BlockMessSchedule<Kokkos::HostSpace>;
+ADLIB_FOR_EACH_SHIPPED_COMBINE(ADLIB_BLOCK_MESS_SCHEDULE_EXTERN)
 
 }  // namespace adlib
