@@ -223,10 +223,9 @@ inline void prefetch_for_write(const void* p) {
 
 template <class ExecSpace>
 void require_host_for_indices() {
-  if constexpr (!runs_on_host<ExecSpace>())
-    throw Error(
-        "these IndexList kernels run in host execution spaces (DeviceIndexList runs elsewhere)", -1,
-        "pack");
+  static_assert(runs_on_host<ExecSpace>(),
+                "these IndexList kernels run in host execution spaces (DeviceIndexList runs "
+                "elsewhere): choose between them at compile time");
 }
 }  // namespace detail
 

@@ -296,9 +296,9 @@ class BlockMessSchedule {
   std::string check_peer_counts();
   /// Do index lists run as DeviceIndexList kernels (memory a host thread
   /// cannot address, or forced staging, which exercises them on the host)?
+  /// The host kernels are compiled for host memory only.
   bool index_kernels_where_memory_lives() const {
-    return !Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible ||
-           config_.force_staging;
+    return !detail::host_reachable<MemorySpace>() || config_.force_staging;
   }
   void prepare_device_index_lists();
   template <class T>
@@ -777,28 +777,33 @@ void BlockMessSchedule<MemorySpace>::finish_typed(BlockMessSchedule& self) {
 template <class MemorySpace>
 template <class T, class Combine>
 void BlockMessSchedule<MemorySpace>::combine_merged(const Combine& combine) {
-  const MessageRoute& route = *active_route_;
-  const IndexList& local = route.local_index_writes();
-  const T* in = reinterpret_cast<const T*>(buffers_.incoming().data());
-  const T* waiting =
-      reinterpret_cast<const T*>(buffers_.local().data()) + route.merged_local_offset();
-  for (std::size_t k = 0; k < pending_dst_.size(); ++k) {
-    // This rank's contributions first, then each peer's in peer order: the
-    // order of the unmerged execution.
-    merged_lists_.clear();
-    if (local.count > 0)
-      merged_lists_.push_back({local.singles.data(),
-                               waiting + static_cast<std::int64_t>(k) * local.count, local.count});
-    for (const RoutedMessage& routed : route.incoming()) {
-      const PeerMessage& m = *routed.message;
-      merged_lists_.push_back({m.indices.singles.data(),
-                               in + routed.buffer_offset + static_cast<std::int64_t>(k) * m.count,
-                               m.indices.count});
+  // Routes merge on host memory only (MessageRoute): the walk is a host loop,
+  // compiled for host memory alone.
+  if constexpr (detail::host_reachable<MemorySpace>()) {
+    const MessageRoute& route = *active_route_;
+    const IndexList& local = route.local_index_writes();
+    const T* in = reinterpret_cast<const T*>(buffers_.incoming().data());
+    const T* waiting =
+        reinterpret_cast<const T*>(buffers_.local().data()) + route.merged_local_offset();
+    for (std::size_t k = 0; k < pending_dst_.size(); ++k) {
+      // This rank's contributions first, then each peer's in peer order: the
+      // order of the unmerged execution.
+      merged_lists_.clear();
+      if (local.count > 0)
+        merged_lists_.push_back({local.singles.data(),
+                                 waiting + static_cast<std::int64_t>(k) * local.count,
+                                 local.count});
+      for (const RoutedMessage& routed : route.incoming()) {
+        const PeerMessage& m = *routed.message;
+        merged_lists_.push_back({m.indices.singles.data(),
+                                 in + routed.buffer_offset + static_cast<std::int64_t>(k) * m.count,
+                                 m.indices.count});
+      }
+      merged_positions_.resize(merged_lists_.size());
+      combine_sorted_lists<T>(space_, static_cast<T*>(pending_dst_[k]), merged_lists_.data(),
+                              static_cast<int>(merged_lists_.size()), merged_positions_.data(),
+                              combine);
     }
-    merged_positions_.resize(merged_lists_.size());
-    combine_sorted_lists<T>(space_, static_cast<T*>(pending_dst_[k]), merged_lists_.data(),
-                            static_cast<int>(merged_lists_.size()), merged_positions_.data(),
-                            combine);
   }
 }
 
@@ -806,18 +811,20 @@ template <class MemorySpace>
 template <class T, class Combine>
 void BlockMessSchedule<MemorySpace>::read_merged(const MessageRoute& route, T* dst, const T* src,
                                                  T* buffer, int array, const Combine& combine) {
-  const IndexList& reads = route.local_index_reads();
-  merged_reads_.clear();
-  if (reads.count > 0)
-    merged_reads_.push_back(
-        {reads.singles.data(), dst, route.local_index_writes().singles.data(), reads.count});
-  for (const IndexPack& pack : route.index_packs())
-    merged_reads_.push_back({pack.list->singles.data(),
-                             buffer + pack.buffer_offset + array * pack.array_stride, nullptr,
-                             pack.list->count});
-  merged_positions_.resize(merged_reads_.size());
-  read_sorted_lists<T>(space_, src, merged_reads_.data(), static_cast<int>(merged_reads_.size()),
-                       merged_positions_.data(), combine);
+  if constexpr (detail::host_reachable<MemorySpace>()) {  // as combine_merged()
+    const IndexList& reads = route.local_index_reads();
+    merged_reads_.clear();
+    if (reads.count > 0)
+      merged_reads_.push_back(
+          {reads.singles.data(), dst, route.local_index_writes().singles.data(), reads.count});
+    for (const IndexPack& pack : route.index_packs())
+      merged_reads_.push_back({pack.list->singles.data(),
+                               buffer + pack.buffer_offset + array * pack.array_stride, nullptr,
+                               pack.list->count});
+    merged_positions_.resize(merged_reads_.size());
+    read_sorted_lists<T>(space_, src, merged_reads_.data(), static_cast<int>(merged_reads_.size()),
+                         merged_positions_.data(), combine);
+  }
 }
 
 template <class MemorySpace>
@@ -835,20 +842,18 @@ template <class MemorySpace>
 template <class T>
 void BlockMessSchedule<MemorySpace>::pack_list(const IndexList& list, const T* memory,
                                                T* buffer) const {
-  if (device_lists_.empty())
-    pack_indices<T>(space_, memory, list, buffer);
-  else
-    pack_indices<T>(space_, memory, device_lists_.at(&list), buffer);
+  if constexpr (detail::host_reachable<MemorySpace>())
+    if (device_lists_.empty()) return pack_indices<T>(space_, memory, list, buffer);
+  pack_indices<T>(space_, memory, device_lists_.at(&list), buffer);
 }
 
 template <class MemorySpace>
 template <class T, class Combine>
 void BlockMessSchedule<MemorySpace>::unpack_list(const IndexList& list, T* memory, const T* buffer,
                                                  const Combine& combine) const {
-  if (device_lists_.empty())
-    unpack_indices<T>(space_, memory, list, buffer, combine);
-  else
-    unpack_indices<T>(space_, memory, device_lists_.at(&list), buffer, combine);
+  if constexpr (detail::host_reachable<MemorySpace>())
+    if (device_lists_.empty()) return unpack_indices<T>(space_, memory, list, buffer, combine);
+  unpack_indices<T>(space_, memory, device_lists_.at(&list), buffer, combine);
 }
 
 template <class MemorySpace>
@@ -856,11 +861,11 @@ template <class T, class Combine>
 void BlockMessSchedule<MemorySpace>::copy_lists(T* dst, const IndexList& dst_list, const T* src,
                                                 const IndexList& src_list,
                                                 const Combine& combine) const {
-  if (device_lists_.empty())
-    copy_indices<T>(space_, dst, dst_list, src, src_list, combine);
-  else
-    copy_indices<T>(space_, dst, device_lists_.at(&dst_list), src, device_lists_.at(&src_list),
-                    combine);
+  if constexpr (detail::host_reachable<MemorySpace>())
+    if (device_lists_.empty())
+      return copy_indices<T>(space_, dst, dst_list, src, src_list, combine);
+  copy_indices<T>(space_, dst, device_lists_.at(&dst_list), src, device_lists_.at(&src_list),
+                  combine);
 }
 
 template <class MemorySpace>
