@@ -119,30 +119,17 @@ void attach_indices(std::vector<PeerMessage>& messages, IndexRequests& requests)
   messages = std::move(merged);
 }
 
-// Buffer offsets (packed messages) and staging offsets (every message), and
-// which messages MPI may use in place.
-void assign_offsets(std::vector<PeerMessage>& messages) {
-  std::int64_t offset = 0, staging_offset = 0;
+// Which messages MPI may use in place (one contiguous block); every message
+// must fit an MPI count.  Where the others sit in the pack buffers is each
+// route's business (message_route.hpp).
+void mark_direct(std::vector<PeerMessage>& messages) {
   for (auto& m : messages) {
-    m.staging_offset = staging_offset;
-    staging_offset += m.count;
     m.direct = m.indices.count == 0 && m.blocks.size() == 1 && m.blocks[0].contiguous();
     if (m.count > INT_MAX)
       throw Error("a message to or from rank " + std::to_string(m.peer) + " holds " +
                       std::to_string(m.count) + " elements, more than an MPI count can express",
                   world_rank_or_unknown(), kOperation);
-    if (!m.direct) {
-      m.buffer_offset = offset;
-      offset += m.count;
-    }
   }
-}
-
-std::int64_t buffer_count(const std::vector<PeerMessage>& messages) {
-  std::int64_t n = 0;
-  for (const auto& m : messages)
-    if (!m.direct) n += m.count;
-  return n;
 }
 
 }  // namespace
@@ -314,12 +301,10 @@ void BlockMessagePlan::build() {
   recvs_ = merge_by_peer(recv_requests_);
   attach_indices(sends_, send_index_requests_);
   attach_indices(recvs_, recv_index_requests_);
-  assign_offsets(sends_);
-  assign_offsets(recvs_);
+  mark_direct(sends_);
+  mark_direct(recvs_);
   local_index_sends_ = IndexList::from(std::move(self_send_offsets_));
   local_index_recvs_ = IndexList::from(std::move(self_recv_offsets_));
-  send_buffer_count_ = buffer_count(sends_);
-  recv_buffer_count_ = buffer_count(recvs_);
 
   // Pair self-blocks one to one when their extents agree (the usual case:
   // both sides were enumerated from the same pieces); otherwise stage.

@@ -27,8 +27,6 @@ struct PeerMessage {
   std::vector<StridedBlock> blocks;  ///< fused and normalised after build()
   IndexList indices;                 ///< elements given one by one, after the blocks
   std::int64_t count = 0;            ///< elements (blocks and indices)
-  std::int64_t buffer_offset = 0;    ///< in elements, into this side's pack buffer
-  std::int64_t staging_offset = 0;   ///< the same when every message is buffered (host staging)
   bool direct = false;               ///< one contiguous block: MPI reads/writes user memory
   /// Elements in the blocks (the indices follow them in the message).
   std::int64_t block_count() const { return count - indices.count; }
@@ -105,16 +103,6 @@ class BlockMessagePlan {
   /// Does any message or local copy use index lists?
   bool has_indices() const { return has_indices_; }
 
-  /// Pack-buffer sizes in elements for the send-side and receive-side messages.
-  /// With `staging`, direct messages are buffered too (device memory staged
-  /// through host mirrors).
-  std::int64_t send_buffer_count(bool staging = false) const {
-    return staging ? send_count() : send_buffer_count_;
-  }
-  /// Receive-side counterpart of send_buffer_count().
-  std::int64_t recv_buffer_count(bool staging = false) const {
-    return staging ? recv_count() : recv_buffer_count_;
-  }
   /// Elements of memory the send side must hold (highest offset touched + 1).
   std::int64_t send_memory_required() const { return send_required_; }
   /// Receive-side counterpart of send_memory_required().
@@ -156,7 +144,6 @@ class BlockMessagePlan {
   std::vector<StridedBlock> self_sends_, self_recvs_;
   bool local_staged_ = false;
   std::int64_t local_count_ = 0;
-  std::int64_t send_buffer_count_ = 0, recv_buffer_count_ = 0;
   std::int64_t send_required_ = 0, recv_required_ = 0;
   int my_rank_ = 0, process_count_ = 1;
   std::string error_;
