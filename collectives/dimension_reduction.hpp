@@ -694,80 +694,69 @@ template <class T, int Rank, class MemorySpace>
 DimensionReduction(const DistArray<T, Rank, MemorySpace>&, int, const Configuration&)
     -> DimensionReduction<T, Rank, MemorySpace>;
 
+namespace detail {
+/// The one-shot form of every reduction along a dimension: plans, allocates
+/// a result of U, runs `operation(schedule, result, a)` once.
+template <class U, class T, int Rank, class MemorySpace, class Operation>
+DistArray<U, Rank - 1, MemorySpace> reduce_along_once(const DistArray<T, Rank, MemorySpace>& a,
+                                                      int d, Operation operation) {
+  DimensionReduction<T, Rank, MemorySpace> schedule(a, d);
+  auto result = schedule.template make_result<U>();
+  operation(schedule, result, a);
+  return result;
+}
+}  // namespace detail
+
 /// One-shot SUM(a, DIM=d): plans, allocates the result, executes once.
 template <class T, int Rank, class MemorySpace>
 DistArray<T, Rank - 1, MemorySpace> sum_dim(const DistArray<T, Rank, MemorySpace>& a, int d) {
-  DimensionReduction<T, Rank, MemorySpace> s(a, d);
-  auto result = s.make_result();
-  s.sum(result, a);
-  return result;
+  return detail::reduce_along_once<T>(a, d, [](auto& s, auto& r, auto& x) { s.sum(r, x); });
 }
 /// One-shot PRODUCT(a, DIM=d).
 template <class T, int Rank, class MemorySpace>
 DistArray<T, Rank - 1, MemorySpace> product_dim(const DistArray<T, Rank, MemorySpace>& a, int d) {
-  DimensionReduction<T, Rank, MemorySpace> s(a, d);
-  auto result = s.make_result();
-  s.product(result, a);
-  return result;
+  return detail::reduce_along_once<T>(a, d, [](auto& s, auto& r, auto& x) { s.product(r, x); });
 }
 /// One-shot MAXVAL(a, DIM=d).
 template <class T, int Rank, class MemorySpace>
 DistArray<T, Rank - 1, MemorySpace> maxval_dim(const DistArray<T, Rank, MemorySpace>& a, int d) {
-  DimensionReduction<T, Rank, MemorySpace> s(a, d);
-  auto result = s.make_result();
-  s.maxval(result, a);
-  return result;
+  return detail::reduce_along_once<T>(a, d, [](auto& s, auto& r, auto& x) { s.maxval(r, x); });
 }
 /// One-shot MINVAL(a, DIM=d).
 template <class T, int Rank, class MemorySpace>
 DistArray<T, Rank - 1, MemorySpace> minval_dim(const DistArray<T, Rank, MemorySpace>& a, int d) {
-  DimensionReduction<T, Rank, MemorySpace> s(a, d);
-  auto result = s.make_result();
-  s.minval(result, a);
-  return result;
+  return detail::reduce_along_once<T>(a, d, [](auto& s, auto& r, auto& x) { s.minval(r, x); });
 }
 /// One-shot MAXLOC(a, DIM=d) (0-based positions along d, -1 where empty).
 template <class T, int Rank, class MemorySpace>
 DistArray<std::int64_t, Rank - 1, MemorySpace> maxloc_dim(const DistArray<T, Rank, MemorySpace>& a,
                                                           int d) {
-  DimensionReduction<T, Rank, MemorySpace> s(a, d);
-  auto result = s.template make_result<std::int64_t>();
-  s.maxloc(result, a);
-  return result;
+  return detail::reduce_along_once<std::int64_t>(a, d,
+                                                 [](auto& s, auto& r, auto& x) { s.maxloc(r, x); });
 }
 /// One-shot MINLOC(a, DIM=d) (0-based positions along d, -1 where empty).
 template <class T, int Rank, class MemorySpace>
 DistArray<std::int64_t, Rank - 1, MemorySpace> minloc_dim(const DistArray<T, Rank, MemorySpace>& a,
                                                           int d) {
-  DimensionReduction<T, Rank, MemorySpace> s(a, d);
-  auto result = s.template make_result<std::int64_t>();
-  s.minloc(result, a);
-  return result;
+  return detail::reduce_along_once<std::int64_t>(a, d,
+                                                 [](auto& s, auto& r, auto& x) { s.minloc(r, x); });
 }
 /// One-shot ANY(a != 0, DIM=d).
 template <class T, int Rank, class MemorySpace>
 DistArray<bool, Rank - 1, MemorySpace> any_dim(const DistArray<T, Rank, MemorySpace>& a, int d) {
-  DimensionReduction<T, Rank, MemorySpace> s(a, d);
-  auto result = s.template make_result<bool>();
-  s.any(result, a);
-  return result;
+  return detail::reduce_along_once<bool>(a, d, [](auto& s, auto& r, auto& x) { s.any(r, x); });
 }
 /// One-shot ALL(a != 0, DIM=d).
 template <class T, int Rank, class MemorySpace>
 DistArray<bool, Rank - 1, MemorySpace> all_dim(const DistArray<T, Rank, MemorySpace>& a, int d) {
-  DimensionReduction<T, Rank, MemorySpace> s(a, d);
-  auto result = s.template make_result<bool>();
-  s.all(result, a);
-  return result;
+  return detail::reduce_along_once<bool>(a, d, [](auto& s, auto& r, auto& x) { s.all(r, x); });
 }
 /// One-shot COUNT(a != 0, DIM=d).
 template <class T, int Rank, class MemorySpace>
 DistArray<std::int64_t, Rank - 1, MemorySpace> count_dim(const DistArray<T, Rank, MemorySpace>& a,
                                                          int d) {
-  DimensionReduction<T, Rank, MemorySpace> s(a, d);
-  auto result = s.template make_result<std::int64_t>();
-  s.count(result, a);
-  return result;
+  return detail::reduce_along_once<std::int64_t>(a, d,
+                                                 [](auto& s, auto& r, auto& x) { s.count(r, x); });
 }
 
 }  // namespace adlib
