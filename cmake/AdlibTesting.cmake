@@ -8,7 +8,15 @@ set(ADLIB_TEST_ENVIRONMENT
   "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
   "OMPI_MCA_rmaps_base_oversubscribe=1"
   # Containers often forbid the cross-memory-attach single copy.
-  "OMPI_MCA_btl_vader_single_copy_mechanism=none")
+  "OMPI_MCA_btl_vader_single_copy_mechanism=none"
+  # The ranks of a test share one host and talk through shared memory
+  # (vader under ob1), which Open MPI chooses anyway; naming them skips
+  # opening and probing the network and RDMA components (tcp, openib, ofi,
+  # ucx) at every start: 0.68 -> 0.47 s for a run of one rank, 1.0 -> 0.8 s
+  # for four, over about 370 runs.  scripts/netns-mpirun's simulated hosts
+  # name tcp on its command line, which takes precedence.
+  "OMPI_MCA_pml=ob1"
+  "OMPI_MCA_btl=self,vader")
 execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _adlib_mpiexec_version
                 ERROR_QUIET)
 set(ADLIB_MPIEXEC_EXTRA "")
