@@ -883,12 +883,12 @@ void BlockMessSchedule<MemorySpace>::release_mpi_objects() {
 }
 
 // ---------------------------------------------------------------------------
-// Compiled once, in the library (schedules/instances/): the untyped members
-// for host memory, and every execution of the element types and combine
-// operations the library ships (runtime/shipped_types.hpp).  A translation
-// unit that executes one of them compiles only the few lines of start() and
-// links the rest; other types, operations and memory spaces are instantiated
-// where they are used, as before.
+// Compiled once, in the library: the untyped members for host memory
+// (block_mess_schedule.cpp), and every execution of the element types and
+// combine operations the library ships (runtime/shipped_types.hpp,
+// instances/).  A translation unit that executes one of them compiles only
+// the few lines of start() and links the rest; other types, operations and
+// memory spaces are instantiated where they are used, as before.
 /// @cond internal
 #define ADLIB_BLOCK_MESS_SCHEDULE_EXECUTION(prefix, T, Combine)                             \
   prefix template void BlockMessSchedule<Kokkos::HostSpace>::start_arrays<T, Combine>(      \

@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// BlockMessSchedule compiled once, in the library: the untyped members for
-// host memory, and the executions of bool elements (see the end of
-// block_mess_schedule.hpp).  One file per element type, so that a parallel
-// build compiles them side by side.
+// BlockMessSchedule's executions of bool elements, compiled once, in the
+// library (see the end of block_mess_schedule.hpp).  One file per element
+// type, so that a parallel build compiles them side by side.
 #include <adlib/schedules/block_mess_schedule.hpp>
 
 namespace adlib {
 
-template class BlockMessSchedule<Kokkos::HostSpace>;
 ADLIB_SHIPPED_LOGICAL_COMBINES(ADLIB_BLOCK_MESS_SCHEDULE_DEFINE, bool)
 
 }  // namespace adlib
