@@ -1,69 +1,18 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Counts the allocations of a test executable: replaces the global operator
-// new and delete, so include it in exactly one source file of an executable.
-// Set `counting` to count; `allocations` and `allocated_bytes` accumulate.
-// The memory tests of the negotiation use it to show that building a
-// schedule allocates nothing that grows with the number of ranks.
+// Counts the allocations of a test program: allocation_counter.cpp replaces
+// the global operator new and delete of the program it is linked into (one
+// per program).  Set `counting` to count; `allocations` and
+// `allocated_bytes` accumulate.  The memory tests of the negotiation use it
+// to show that building a schedule allocates nothing that grows with the
+// number of ranks; while `counting` is false, which is everywhere else, the
+// replaced operators only forward to malloc and free.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
-#include <cstdlib>
-#include <new>
 
-namespace {
-std::atomic<bool> counting{false};
-std::atomic<std::size_t> allocations{0};
-std::atomic<std::size_t> allocated_bytes{0};
-
-void* counted_allocation(std::size_t bytes) {
-  if (counting.load(std::memory_order_relaxed)) {
-    allocations.fetch_add(1, std::memory_order_relaxed);
-    allocated_bytes.fetch_add(bytes, std::memory_order_relaxed);
-  }
-  if (void* p = std::malloc(bytes ? bytes : 1)) return p;
-  throw std::bad_alloc();
-}
-}  // namespace
-
-void* operator new(std::size_t bytes) {
-  return counted_allocation(bytes);
-}
-void* operator new[](std::size_t bytes) {
-  return counted_allocation(bytes);
-}
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p, std::size_t) noexcept {
-  std::free(p);
-}
-// The nothrow forms too (std::stable_sort's temporary buffer uses them):
-// every allocation is counted, and every block is freed by the allocator that
-// made it (AddressSanitizer checks the pairing).
-void* operator new(std::size_t bytes, const std::nothrow_t&) noexcept {
-  try {
-    return counted_allocation(bytes);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void* operator new[](std::size_t bytes, const std::nothrow_t&) noexcept {
-  try {
-    return counted_allocation(bytes);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void operator delete(void* p, const std::nothrow_t&) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p, const std::nothrow_t&) noexcept {
-  std::free(p);
-}
+namespace adlib_test {
+extern std::atomic<bool> counting;
+extern std::atomic<std::size_t> allocations;
+extern std::atomic<std::size_t> allocated_bytes;
+}  // namespace adlib_test

@@ -15,6 +15,10 @@
 #include <adlib/adlib.hpp>
 #include "expect_error_everywhere.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace mpi_agreement {
+
 namespace {
 
 using adlib::Boundary;
@@ -390,3 +394,5 @@ TEST_F(Agreement, CheckedExecutionsOfDifferentSchedulesAreAnError) {
 }
 
 }  // namespace
+
+}  // namespace mpi_agreement

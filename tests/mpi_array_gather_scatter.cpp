@@ -31,6 +31,10 @@
 #include "simulated_ranks.hpp"
 #include "test_layouts.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace mpi_array_gather_scatter {
+
 namespace {
 
 using adlib::Index;
@@ -569,3 +573,5 @@ TEST(ArrayGatherScatter, WrongArraysAtExecutionAreRefused) {
 }
 
 }  // namespace
+
+}  // namespace mpi_array_gather_scatter

@@ -29,6 +29,10 @@
 #include "simulated_ranks.hpp"
 #include "test_layouts.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace mpi_array_reductions {
+
 namespace {
 
 using adlib::Index;
@@ -324,3 +328,5 @@ TEST(ArrayReduction, MisuseIsAnErrorOnEveryRank) {
 }
 
 }  // namespace
+
+}  // namespace mpi_array_reductions

@@ -25,6 +25,10 @@
 #include "expect_error_everywhere.hpp"
 #include "test_layouts.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace mpi_block_data_schedule {
+
 namespace {
 
 using adlib::BlockRequest;
@@ -378,3 +382,5 @@ TEST(BlockDataScheduleMisuse, AValidScheduleWorksAfterAnError) {
 }
 
 }  // namespace
+
+}  // namespace mpi_block_data_schedule

@@ -19,6 +19,10 @@
 #include <adlib/adlib.hpp>
 #include "test_layouts.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace mpi_block_mess_schedule {
+
 namespace {
 
 using adlib::Direction;
@@ -556,3 +560,5 @@ TEST(BlockMessSchedule, RandomAllToAllWithDifferentSplitsAndPeerOrders) {
 }
 
 }  // namespace
+
+}  // namespace mpi_block_mess_schedule

@@ -30,6 +30,10 @@
 #include "simulated_ranks.hpp"
 #include "test_layouts.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace mpi_broadcast {
+
 namespace {
 
 using adlib::Index;
@@ -401,3 +405,5 @@ TEST(Broadcast, MisuseIsAnErrorOnEveryRank) {
 }
 
 }  // namespace
+
+}  // namespace mpi_broadcast

@@ -20,6 +20,10 @@
 #include "expect_error_everywhere.hpp"
 #include "world.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace mpi_dap {
+
 namespace {
 
 using adlib::Index;
@@ -494,3 +498,5 @@ TEST(Dap, DescribeRefusesWhatTheProtocolCannotSay) {
 }
 
 }  // namespace
+
+}  // namespace mpi_dap

@@ -24,6 +24,10 @@
 #include "expect_error_everywhere.hpp"
 #include "world.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace mpi_dap_fixtures {
+
 namespace {
 
 using adlib::Index;
@@ -145,3 +149,5 @@ TEST(DapFixtures, ImportAtTheirProcessCount) {
 }
 
 }  // namespace
+
+}  // namespace mpi_dap_fixtures

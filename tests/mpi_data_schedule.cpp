@@ -22,6 +22,10 @@
 #include "expect_error_everywhere.hpp"
 #include "test_layouts.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace mpi_data_schedule {
+
 namespace {
 
 using adlib::ElementRequest;
@@ -167,3 +171,5 @@ TEST(DataScheduleMisuse, ExecutingTheOtherAccessOnOneRankIsAnErrorEverywhereWhen
 }
 
 }  // namespace
+
+}  // namespace mpi_data_schedule

@@ -28,6 +28,10 @@
 #include "unstructured_mesh.hpp"
 #include "world.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace mpi_depth_halo {
+
 namespace {
 
 using adlib_test::GridMesh;
@@ -429,3 +433,5 @@ TEST(FieldReductions, OwnedEntriesOnly) {
 }
 
 }  // namespace
+
+}  // namespace mpi_depth_halo

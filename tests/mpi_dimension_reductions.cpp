@@ -23,6 +23,10 @@
 #include "test_layouts.hpp"
 #include "world.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace mpi_dimension_reductions {
+
 namespace {
 
 using adlib::Index;
@@ -499,3 +503,5 @@ TEST(DimensionReduction, MisuseFailsOnEveryRank) {
 }
 
 }  // namespace
+
+}  // namespace mpi_dimension_reductions

@@ -18,6 +18,10 @@
 #include "test_layouts.hpp"
 #include "world.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace mpi_directory {
+
 namespace {
 
 using adlib::Directory;
@@ -160,3 +164,5 @@ TEST(DirectoryMisuse, BadIdsOnOneRank) {
 }
 
 }  // namespace
+
+}  // namespace mpi_directory

@@ -32,6 +32,10 @@
 #include "simulated_ranks.hpp"
 #include "test_layouts.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace mpi_gather_scatter {
+
 namespace {
 
 using adlib::Index;
@@ -441,3 +445,5 @@ TEST(GatherScatter, DifferentOperationsOrElementTypesAreAnErrorEverywhere) {
 }
 
 }  // namespace
+
+}  // namespace mpi_gather_scatter

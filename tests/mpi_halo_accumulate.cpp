@@ -21,6 +21,10 @@
 #include "halo_reference.hpp"
 #include "random_halo_config.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace mpi_halo_accumulate {
+
 namespace {
 
 using adlib::Boundary;
@@ -210,3 +214,5 @@ TEST(HaloAccumulate, DifferentOperationsOnDifferentRanksAreRefusedWhenChecked) {
 }
 
 }  // namespace
+
+}  // namespace mpi_halo_accumulate

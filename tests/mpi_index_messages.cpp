@@ -14,6 +14,10 @@
 #include <adlib/adlib.hpp>
 #include "test_layouts.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace mpi_index_messages {
+
 namespace {
 
 using Offsets = std::vector<std::int64_t>;
@@ -129,3 +133,5 @@ TEST(IndexMessages, MaxSeveralArraysAndBackward) {
 }
 
 }  // namespace
+
+}  // namespace mpi_index_messages

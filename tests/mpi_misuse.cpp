@@ -15,6 +15,10 @@
 #include <adlib/adlib.hpp>
 #include "expect_error_everywhere.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace mpi_misuse {
+
 namespace {
 
 using adlib::Index;
@@ -363,3 +367,5 @@ TEST_F(Misuse, BlockMessScheduleMisuse) {
 }
 
 }  // namespace
+
+}  // namespace mpi_misuse

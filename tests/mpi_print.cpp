@@ -24,6 +24,10 @@
 #include "expect_error_everywhere.hpp"
 #include "world.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace mpi_print {
+
 namespace {
 
 using adlib::Index;
@@ -436,3 +440,5 @@ TEST(PrintText, ShownRunsSummariseOnlyLongDimensions) {
 }
 
 }  // namespace
+
+}  // namespace mpi_print

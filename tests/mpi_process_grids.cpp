@@ -12,6 +12,10 @@
 #include <adlib/adlib.hpp>
 #include "expect_error_everywhere.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace mpi_process_grids {
+
 namespace {
 
 using adlib::Index;
@@ -197,3 +201,5 @@ TEST(ProcessGrids, BlockCyclicWithSourceCoordinateRemapsToBlocks) {
 }
 
 }  // namespace
+
+}  // namespace mpi_process_grids

@@ -22,6 +22,10 @@
 #include "expect_error_everywhere.hpp"
 #include "world.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace mpi_reduction_schedules {
+
 namespace {
 
 using adlib::BroadcastAlgorithm;
@@ -341,3 +345,5 @@ TEST(ReductionSchedules, ArgumentsThatDifferBetweenRanksFailEverywhere) {
 }
 
 }  // namespace
+
+}  // namespace mpi_reduction_schedules

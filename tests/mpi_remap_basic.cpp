@@ -7,6 +7,10 @@
 
 #include <adlib/adlib.hpp>
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace mpi_remap_basic {
+
 namespace {
 
 using adlib::Index;
@@ -133,3 +137,5 @@ TEST(RemapBasic, OverlappingSectionsOfOneArrayAreRefused) {
 }
 
 }  // namespace
+
+}  // namespace mpi_remap_basic

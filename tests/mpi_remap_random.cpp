@@ -24,13 +24,19 @@
 #include <vector>
 
 #include <adlib/adlib.hpp>
+#include "simulated_ranks.hpp"
 #include "test_layouts.hpp"
+
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace mpi_remap_random {
 
 namespace {
 
 using adlib::Index;
 using adlib::Triplet;
 using adlib_test::Kind;
+using adlib_test::random_shape;
 using adlib_test::Rng;
 using adlib_test::SideSpec;
 
@@ -330,12 +336,6 @@ void run_one(const adlib::Comm& comm, const SideSpec& dst, const SideSpec& src, 
   }
 }
 
-std::vector<Index> random_shape(Rng& rng, int rank, Index max_extent) {
-  std::vector<Index> shape;
-  for (int d = 0; d < rank; ++d) shape.push_back(rng.chance(4) ? 0 : rng.uniform(1, max_extent));
-  return shape;
-}
-
 // Random configurations of array rank R; dimension 0's kinds cycle through
 // every (source, destination) pair.
 template <int R>
@@ -599,3 +599,5 @@ TEST(RemapRandom, OverlappingSchedulesFromOneSource) {
 }
 
 }  // namespace
+
+}  // namespace mpi_remap_random

@@ -12,6 +12,10 @@
 #include <adlib/runtime/environment.hpp>
 #include <adlib/runtime/error.hpp>
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace mpi_runtime {
+
 namespace {
 
 TEST(Comm, OneDuplicatePerUserCommunicator) {
@@ -240,3 +244,5 @@ TEST(Comm, MoveAssignedLeaseReturnsTheOverwrittenTag) {
 }
 
 }  // namespace
+
+}  // namespace mpi_runtime

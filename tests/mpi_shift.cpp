@@ -27,6 +27,10 @@
 #include "expect_error_everywhere.hpp"
 #include "test_layouts.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace mpi_shift {
+
 namespace {
 
 using adlib::Index;
@@ -572,3 +576,5 @@ TEST_F(ShiftMisuse, ExecutingWithArraysOfAnotherLayout) {
 }
 
 }  // namespace
+
+}  // namespace mpi_shift

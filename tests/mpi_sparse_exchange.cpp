@@ -34,6 +34,10 @@
 // measures what adlib holds.
 #include "allocation_counter.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace mpi_sparse_exchange {
+
 // ---- a rank late into the barrier --------------------------------------------
 // A profiling-interface wrapper: the chosen rank, having entered
 // exchange_sparse's barrier, sleeps before it makes progress again.  Ranks
@@ -343,12 +347,12 @@ Cost counted_ring_exchange(const adlib::Comm& comm) {
   }
   adlib::exchange_sparse(comm, out);  // warm-up: MPI's first-use setup is not ours to count
   adlib::SparseExchangeStatistics stats;
-  allocations = 0;
-  allocated_bytes = 0;
-  counting = true;
+  adlib_test::allocations = 0;
+  adlib_test::allocated_bytes = 0;
+  adlib_test::counting = true;
   Messages in = adlib::exchange_sparse(comm, out, "test", &stats);
-  counting = false;
-  Cost cost{allocations.load(), allocated_bytes.load(),
+  adlib_test::counting = false;
+  Cost cost{adlib_test::allocations.load(), adlib_test::allocated_bytes.load(),
             stats.messages_sent + stats.messages_received, stats.bytes_received};
   // The exchange worked: every sender's 16 values.
   Messages expected;
@@ -411,3 +415,5 @@ TEST(SparseExchangeMemory, AllocationsDoNotGrowWithTheNumberOfRanks) {
 }
 
 }  // namespace
+
+}  // namespace mpi_sparse_exchange

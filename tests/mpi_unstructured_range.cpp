@@ -31,6 +31,10 @@
 #include "expect_error_everywhere.hpp"
 #include "test_layouts.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace mpi_unstructured_range {
+
 namespace {
 
 using adlib::Holding;
@@ -355,3 +359,5 @@ TEST(UnstructuredRangeMisuse, CollectivesThatEnumerateOtherProcessesRefuse) {
 }
 
 }  // namespace
+
+}  // namespace mpi_unstructured_range

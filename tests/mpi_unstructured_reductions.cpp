@@ -19,6 +19,10 @@
 #include <adlib/ranges/unstructured_range.hpp>
 #include "world.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace mpi_unstructured_reductions {
+
 namespace {
 
 using adlib::Index;
@@ -74,3 +78,5 @@ TEST(UnstructuredReductions, WholeArrayAndAlongEachDimension) {
 }
 
 }  // namespace
+
+}  // namespace mpi_unstructured_reductions

@@ -11,6 +11,10 @@
 #include <adlib/adlib.hpp>
 #include "expect_error_everywhere.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace mpi_wrap_memory {
+
 namespace {
 
 using adlib::Index;
@@ -256,3 +260,5 @@ TEST(WrapMemory, WrongBlocksAreErrorsOnEveryRank) {
 }
 
 }  // namespace
+
+}  // namespace mpi_wrap_memory

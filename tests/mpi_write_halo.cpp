@@ -23,6 +23,10 @@
 #include "halo_reference.hpp"
 #include "random_halo_config.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace mpi_write_halo {
+
 namespace {
 
 using adlib::Boundary;
@@ -409,3 +413,5 @@ TEST(WriteHalo, MisuseIsRefusedOnEveryRank) {
 }
 
 }  // namespace
+
+}  // namespace mpi_write_halo

@@ -25,6 +25,10 @@
 #include "simulated_ranks.hpp"
 #include "test_layouts.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace serial_array_subscripts {
+
 namespace {
 
 using adlib::Index;
@@ -228,3 +232,5 @@ TEST(ArraySubscripts, BadArgumentsAreNamed) {
 }
 
 }  // namespace
+
+}  // namespace serial_array_subscripts

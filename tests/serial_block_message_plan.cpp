@@ -15,6 +15,10 @@
 #include "block_reference.hpp"
 #include "test_layouts.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace serial_block_message_plan {
+
 namespace {
 
 using adlib::BlockMessagePlan;
@@ -232,3 +236,5 @@ TEST(SerialBlockMessagePlan, RejectsInvalidRequests) {
 }
 
 }  // namespace
+
+}  // namespace serial_block_message_plan

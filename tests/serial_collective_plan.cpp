@@ -22,6 +22,10 @@
 #include <adlib/runtime/node_topology.hpp>
 #include <adlib/schedules/collective_plan.hpp>
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace serial_collective_plan {
+
 namespace {
 
 using adlib::Arrival;
@@ -288,3 +292,5 @@ TEST(CollectivePlan, ConfigurationParsesAlgorithms) {
 }
 
 }  // namespace
+
+}  // namespace serial_collective_plan

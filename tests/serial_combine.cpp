@@ -18,6 +18,10 @@
 #include "block_reference.hpp"
 #include "test_layouts.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace serial_combine {
+
 namespace {
 
 using adlib::StridedBlock;
@@ -108,3 +112,5 @@ TEST(SerialCombine, InjectiveNeverAcceptsARepeatingBlock) {
 }
 
 }  // namespace
+
+}  // namespace serial_combine

@@ -11,6 +11,10 @@
 #include <adlib/runtime/configuration.hpp>
 #include <adlib/runtime/error.hpp>
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace serial_configuration {
+
 namespace {
 
 using adlib::Configuration;
@@ -153,3 +157,5 @@ TEST(Configuration, RejectedValueIsRecordedForTheSchedulesToReport) {
 }
 
 }  // namespace
+
+}  // namespace serial_configuration

@@ -14,6 +14,10 @@
 #include <adlib/ranges/process_grid.hpp>
 #include "dap_cases.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace serial_dap {
+
 namespace {
 
 using adlib::dap::first_violation;
@@ -237,3 +241,5 @@ TEST(DapValidation, VersionsAndFormats) {
 }
 
 }  // namespace
+
+}  // namespace serial_dap

@@ -16,6 +16,10 @@
 #include <adlib/runtime/error.hpp>
 #include "dap_cases.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace serial_dap_json {
+
 namespace {
 
 std::string read(const std::filesystem::path& path) {
@@ -125,3 +129,5 @@ TEST(DapJson, MalformedTextIsAnError) {
 }
 
 }  // namespace
+
+}  // namespace serial_dap_json

@@ -19,8 +19,8 @@
 //    (plan_block_requests, add_block_owner_side), after their own tests:
 //    grouping, request order, the words a block travels as.
 //
-// This file is its own executable (one per serial_*.cpp), so the replaced
-// operator new touches no other test; it counts only while `counting` is set.
+// The replaced operator new (allocation_counter.cpp) serves the whole test
+// program but counts only while `counting` is set, around the planning.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -40,6 +40,10 @@
 
 // ---- allocation counter -----------------------------------------------------
 #include "allocation_counter.hpp"
+
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace serial_data_plan {
 
 namespace {
 
@@ -285,16 +289,16 @@ struct Cost {
 DataPlan plan_rank(int r, int P, RemoteAccess access, Cost* cost = nullptr) {
   const std::vector<ElementRequest> requests = requests_of(r, P);
   const std::vector<SparseMessage<std::int64_t>> delivered = inbox_of(r, P, access);
-  allocations = 0;
-  allocated_bytes = 0;
-  counting = cost != nullptr;
+  adlib_test::allocations = 0;
+  adlib_test::allocated_bytes = 0;
+  adlib_test::counting = cost != nullptr;
   DataRequests planned = adlib::plan_data_requests(requests, access);
   std::vector<SparseMessage<std::int64_t>> received;  // what the exchange's inbox allocates
   for (const auto& m : delivered) received.push_back({m.peer, m.values});
   adlib::add_owner_side(planned.plan.exchange, std::move(received));
   DataPlan plan = std::move(planned.plan);
-  counting = false;
-  if (cost) *cost = {allocations.load(), allocated_bytes.load()};
+  adlib_test::counting = false;
+  if (cost) *cost = {adlib_test::allocations.load(), adlib_test::allocated_bytes.load()};
   return plan;
 }
 
@@ -515,16 +519,16 @@ adlib::ExchangePlan plan_blocks_of_rank(int r, int P, Cost* cost = nullptr) {
   for (int q : askers)
     for (const auto& m : adlib::plan_block_requests(block_requests_of(q, P)).to_owners)
       if (m.peer == r) delivered.push_back({q, m.values});
-  allocations = 0;
-  allocated_bytes = 0;
-  counting = cost != nullptr;
+  adlib_test::allocations = 0;
+  adlib_test::allocated_bytes = 0;
+  adlib_test::counting = cost != nullptr;
   adlib::BlockDataRequests planned = adlib::plan_block_requests(requests);
   std::vector<SparseMessage<std::int64_t>> received;
   for (const auto& m : delivered) received.push_back({m.peer, m.values});
   adlib::add_block_owner_side(planned.plan, received);
   adlib::ExchangePlan plan = std::move(planned.plan);
-  counting = false;
-  if (cost) *cost = {allocations.load(), allocated_bytes.load()};
+  adlib_test::counting = false;
+  if (cost) *cost = {adlib_test::allocations.load(), adlib_test::allocated_bytes.load()};
   return plan;
 }
 
@@ -584,14 +588,17 @@ TEST(BlockPlanSimulated, PlansAreRightAndTheirAllocationsDoNotDependOnP) {
 
 // The counter itself: a test that cannot fail is a defect.
 TEST(DataPlanSimulated, TheCounterSeesAllocations) {
-  counting = true;
-  allocations = 0;
-  allocated_bytes = 0;
+  adlib_test::counting = true;
+  adlib_test::allocations = 0;
+  adlib_test::allocated_bytes = 0;
   auto* p = new std::vector<std::int64_t>(100);
-  counting = false;
+  adlib_test::counting = false;
   delete p;
-  EXPECT_EQ(allocations.load(), 2u);
-  EXPECT_EQ(allocated_bytes.load(), sizeof(std::vector<std::int64_t>) + 100 * sizeof(std::int64_t));
+  EXPECT_EQ(adlib_test::allocations.load(), 2u);
+  EXPECT_EQ(adlib_test::allocated_bytes.load(),
+            sizeof(std::vector<std::int64_t>) + 100 * sizeof(std::int64_t));
 }
 
 }  // namespace
+
+}  // namespace serial_data_plan

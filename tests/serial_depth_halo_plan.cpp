@@ -10,6 +10,10 @@
 #include <adlib/collectives/depth_halo_plan.hpp>
 #include <adlib/ranges/unstructured_layout.hpp>
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace serial_depth_halo_plan {
+
 namespace {
 
 using adlib::ExchangePlan;
@@ -153,3 +157,5 @@ TEST(DepthHaloPlan, NothingToExchange) {
 }
 
 }  // namespace
+
+}  // namespace serial_depth_halo_plan

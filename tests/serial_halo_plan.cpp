@@ -24,6 +24,10 @@
 #include "custom_range.hpp"
 #include "halo_reference.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace serial_halo_plan {
+
 namespace {
 
 using adlib::Boundary;
@@ -220,3 +224,5 @@ TEST(HaloPlan, OneRankOfAMillionProcessesPlansQuickly) {
 }
 
 }  // namespace
+
+}  // namespace serial_halo_plan

@@ -21,6 +21,10 @@
 #include "simulated_ranks.hpp"
 #include "test_layouts.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace serial_index_exchange_plan {
+
 namespace {
 
 using adlib::DataPlan;
@@ -259,3 +263,5 @@ TEST(IndexExchangePlan, GatherOwnerOfReplicatedArrays) {
 }
 
 }  // namespace
+
+}  // namespace serial_index_exchange_plan

@@ -17,6 +17,10 @@
 #include <adlib/schedules/block_message_plan.hpp>
 #include "test_layouts.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace serial_index_list {
+
 namespace {
 
 using adlib::IndexList;
@@ -251,3 +255,5 @@ TEST(SerialIndexList, MessagesCarryBlocksThenIndexLists) {
 }
 
 }  // namespace
+
+}  // namespace serial_index_list

@@ -12,6 +12,10 @@
 #include <adlib/schedules/block_message_plan.hpp>
 #include <adlib/schedules/message_route.hpp>
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace serial_message_route {
+
 namespace {
 
 using adlib::BlockMessagePlan;
@@ -204,3 +208,5 @@ TEST(SerialMessageRoute, SortedScatteredArrivalsMergeWithTheLocalCopyOnOneNode) 
 }
 
 }  // namespace
+
+}  // namespace serial_message_route

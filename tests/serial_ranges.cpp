@@ -20,6 +20,10 @@
 #include "sanitizer_scale.hpp"
 #include "test_layouts.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace serial_ranges {
+
 namespace {
 
 using adlib::Block;
@@ -918,3 +922,5 @@ TEST(SerialLayout, OverlapsMatchesBruteForce) {
 }
 
 }  // namespace
+
+}  // namespace serial_ranges

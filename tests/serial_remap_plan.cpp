@@ -30,6 +30,10 @@
 #include "simulated_ranks.hpp"
 #include "test_layouts.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace serial_remap_plan {
+
 namespace {
 
 using adlib::Index;
@@ -453,3 +457,5 @@ TEST(SerialRemapPlan, ReplicatedSourcePlansInTimeIndependentOfReplicas) {
 }
 
 }  // namespace
+
+}  // namespace serial_remap_plan

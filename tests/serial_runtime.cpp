@@ -14,6 +14,10 @@
 #include <adlib/version.hpp>
 #include "block_reference.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace serial_runtime {
+
 namespace {
 
 TEST(TagAllocator, LowestFreeFirstAndRecycled) {
@@ -194,3 +198,5 @@ TEST(Version, HeaderLibraryAndProjectAgree) {
   EXPECT_STREQ(ADLIB_VERSION_STRING, ADLIB_TEST_PROJECT_VERSION);
   EXPECT_EQ(ADLIB_VERSION, v.major * 10000 + v.minor * 100 + v.patch);
 }
+
+}  // namespace serial_runtime

@@ -39,6 +39,10 @@
 #include "simulated_ranks.hpp"
 #include "test_layouts.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace serial_shift_plan {
+
 namespace {
 
 using adlib::Index;
@@ -537,3 +541,5 @@ TEST(SerialShiftPlan, OneRankOfAMillionProcessesPlansQuickly) {
 }
 
 }  // namespace
+
+}  // namespace serial_shift_plan

@@ -18,6 +18,10 @@
 #include "block_reference.hpp"
 #include "test_layouts.hpp"
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace serial_strided_block {
+
 namespace {
 
 using adlib::StridedBlock;
@@ -213,3 +217,5 @@ TEST(SerialPack, PackUnpackAndCopyMoveTheSequence) {
 }
 
 }  // namespace
+
+}  // namespace serial_strided_block

@@ -10,6 +10,10 @@
 #include <adlib/runtime/error.hpp>
 #include <adlib/schedules/transfer_policy.hpp>
 
+// Own namespace: the test programs compile several files per translation
+// unit (unity batches, tests/CMakeLists.txt), and names must not meet.
+namespace serial_transfer_policy {
+
 namespace {
 
 using adlib::PeerMessage;
@@ -108,3 +112,5 @@ TEST(TransferPolicy, FromEnvironment) {
 }
 
 }  // namespace
+
+}  // namespace serial_transfer_policy
