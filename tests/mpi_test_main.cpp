@@ -60,6 +60,13 @@ int main(int argc, char** argv) {
   }
   listeners.Append(new AgreeOnVerdict(rank));
   int failed = RUN_ALL_TESTS() != 0 ? 1 : 0, any = 0;
+  // Every ctest entry selects its file's suites with --gtest_filter: one
+  // that selects nothing (a suite renamed, a filter gone stale) fails
+  // instead of passing with no test run.
+  if (::testing::UnitTest::GetInstance()->test_to_run_count() == 0) {
+    if (rank == 0) std::cerr << "no test matches the filter given\n";
+    failed = 1;
+  }
   MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (rank == 0 && any && !failed) std::cerr << "[rank 0] tests failed on other ranks\n";
   return any;
