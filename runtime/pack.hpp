@@ -312,6 +312,41 @@ namespace detail {
 /// the core's cache when the next list combines into them (measured alike
 /// from 4 to 32 KiB; 256 KiB gave back a quarter of the gain).
 constexpr std::int64_t kSortedListStretchBytes = 32 * 1024;
+
+/// The ascending offsets of one list in a walk_sorted_lists.
+struct SortedOffsets {
+  const std::int64_t* offsets = nullptr;  ///< ascending
+  std::int64_t count = 0;                 ///< entries
+};
+
+/// The walk combine_sorted_lists and read_sorted_lists share: `count` lists
+/// of ascending offsets into one memory (`offsets_of(l)`) take turns by
+/// stretches of `stretch` elements of it, each list from its cursor until
+/// its next offset reaches the stretch's end (`advance(l, i, limit)` does
+/// list l's entries from i while their offsets are below `limit`, and
+/// returns where it stopped).  `positions` holds the cursors.  Host code,
+/// called inside a one-iteration kernel.
+template <class OffsetsOf, class Advance>
+void walk_sorted_lists(int count, std::int64_t stretch, std::int64_t* positions,
+                       const OffsetsOf& offsets_of, const Advance& advance) {
+  constexpr std::int64_t none = std::numeric_limits<std::int64_t>::max();
+  std::int64_t next = none;
+  for (int l = 0; l < count; ++l) {
+    positions[l] = 0;
+    const SortedOffsets list = offsets_of(l);
+    if (list.count > 0) next = std::min(next, list.offsets[0]);
+  }
+  while (next != none) {
+    const std::int64_t limit = next + stretch;
+    next = none;
+    for (int l = 0; l < count; ++l) {
+      const SortedOffsets list = offsets_of(l);
+      const std::int64_t i = advance(l, positions[l], limit);
+      positions[l] = i;
+      if (i < list.count) next = std::min(next, list.offsets[i]);
+    }
+  }
+}
 }  // namespace detail
 
 /// Combines (`combine`) every contribution of lists[0, count) into `memory`
@@ -325,38 +360,29 @@ template <class T, class ExecSpace, class Combine>
 void combine_sorted_lists(const ExecSpace& space, T* memory, const SortedContributions* lists,
                           int count, std::int64_t* positions, Combine combine) {
   detail::require_host_for_indices<ExecSpace>();
-  Kokkos::parallel_for("adlib::combine_sorted_lists",
-                       Kokkos::RangePolicy<ExecSpace>(space, 0, count > 0 ? 1 : 0),
-                       [=](std::int64_t) {
-                         constexpr std::int64_t stretch =
-                             std::max<std::int64_t>(1, detail::kSortedListStretchBytes / sizeof(T));
-                         constexpr std::int64_t ahead = detail::kIndexPrefetchDistance;
-                         std::int64_t next = std::numeric_limits<std::int64_t>::max();
-                         for (int l = 0; l < count; ++l) {
-                           positions[l] = 0;
-                           if (lists[l].count > 0) next = std::min(next, lists[l].targets[0]);
-                         }
-                         while (next != std::numeric_limits<std::int64_t>::max()) {
-                           const std::int64_t limit = next + stretch;
-                           next = std::numeric_limits<std::int64_t>::max();
-                           for (int l = 0; l < count; ++l) {
-                             const std::int64_t* targets = lists[l].targets;
-                             const T* values = static_cast<const T*>(lists[l].values);
-                             const std::int64_t n = lists[l].count;
-                             std::int64_t i = positions[l];
-                             // Ascending but sparse targets (a line here,
-                             // two lines further on) defeat the hardware's
-                             // stream prefetcher: ask for them ahead.
-                             for (; i < n && targets[i] < limit; ++i) {
-                               if (i + ahead < n)
-                                 detail::prefetch_for_write(memory + targets[i + ahead]);
-                               combine(memory[targets[i]], values[i]);
-                             }
-                             positions[l] = i;
-                             if (i < n) next = std::min(next, targets[i]);
-                           }
-                         }
-                       });
+  Kokkos::parallel_for(
+      "adlib::combine_sorted_lists", Kokkos::RangePolicy<ExecSpace>(space, 0, count > 0 ? 1 : 0),
+      [=](std::int64_t) {
+        constexpr std::int64_t ahead = detail::kIndexPrefetchDistance;
+        auto offsets_of = [&](int l) {
+          return detail::SortedOffsets{lists[l].targets, lists[l].count};
+        };
+        auto advance = [&](int l, std::int64_t i, std::int64_t limit) {
+          const std::int64_t* targets = lists[l].targets;
+          const T* values = static_cast<const T*>(lists[l].values);
+          const std::int64_t n = lists[l].count;
+          // Ascending but sparse targets (a line here, two lines further
+          // on) defeat the hardware's stream prefetcher: ask for them ahead.
+          for (; i < n && targets[i] < limit; ++i) {
+            if (i + ahead < n) detail::prefetch_for_write(memory + targets[i + ahead]);
+            combine(memory[targets[i]], values[i]);
+          }
+          return i;
+        };
+        detail::walk_sorted_lists(
+            count, std::max<std::int64_t>(1, detail::kSortedListStretchBytes / sizeof(T)),
+            positions, offsets_of, advance);
+      });
 }
 
 /// One list for read_sorted_lists: memory[sources[i]] goes to to[i] (a pack:
@@ -378,41 +404,33 @@ template <class T, class ExecSpace, class Combine>
 void read_sorted_lists(const ExecSpace& space, const T* memory, const SortedReads* lists, int count,
                        std::int64_t* positions, Combine combine) {
   detail::require_host_for_indices<ExecSpace>();
-  Kokkos::parallel_for("adlib::read_sorted_lists",
-                       Kokkos::RangePolicy<ExecSpace>(space, 0, count > 0 ? 1 : 0),
-                       [=](std::int64_t) {
-                         constexpr std::int64_t stretch =
-                             std::max<std::int64_t>(1, detail::kSortedListStretchBytes / sizeof(T));
-                         constexpr std::int64_t ahead = detail::kIndexPrefetchDistance;
-                         std::int64_t next = std::numeric_limits<std::int64_t>::max();
-                         for (int l = 0; l < count; ++l) {
-                           positions[l] = 0;
-                           if (lists[l].count > 0) next = std::min(next, lists[l].sources[0]);
-                         }
-                         while (next != std::numeric_limits<std::int64_t>::max()) {
-                           const std::int64_t limit = next + stretch;
-                           next = std::numeric_limits<std::int64_t>::max();
-                           for (int l = 0; l < count; ++l) {
-                             const std::int64_t* sources = lists[l].sources;
-                             T* to = static_cast<T*>(lists[l].to);
-                             const std::int64_t* to_offsets = lists[l].to_offsets;
-                             const std::int64_t n = lists[l].count;
-                             std::int64_t i = positions[l];
-                             if (to_offsets == nullptr) {
-                               for (; i < n && sources[i] < limit; ++i) to[i] = memory[sources[i]];
-                             } else {
-                               // The targets are scattered: ask for them ahead.
-                               for (; i < n && sources[i] < limit; ++i) {
-                                 if (i + ahead < n)
-                                   detail::prefetch_for_write(to + to_offsets[i + ahead]);
-                                 combine(to[to_offsets[i]], memory[sources[i]]);
-                               }
-                             }
-                             positions[l] = i;
-                             if (i < n) next = std::min(next, sources[i]);
-                           }
-                         }
-                       });
+  Kokkos::parallel_for(
+      "adlib::read_sorted_lists", Kokkos::RangePolicy<ExecSpace>(space, 0, count > 0 ? 1 : 0),
+      [=](std::int64_t) {
+        constexpr std::int64_t ahead = detail::kIndexPrefetchDistance;
+        auto offsets_of = [&](int l) {
+          return detail::SortedOffsets{lists[l].sources, lists[l].count};
+        };
+        auto advance = [&](int l, std::int64_t i, std::int64_t limit) {
+          const std::int64_t* sources = lists[l].sources;
+          T* to = static_cast<T*>(lists[l].to);
+          const std::int64_t* to_offsets = lists[l].to_offsets;
+          const std::int64_t n = lists[l].count;
+          if (to_offsets == nullptr) {
+            for (; i < n && sources[i] < limit; ++i) to[i] = memory[sources[i]];
+          } else {
+            // The targets are scattered: ask for them ahead.
+            for (; i < n && sources[i] < limit; ++i) {
+              if (i + ahead < n) detail::prefetch_for_write(to + to_offsets[i + ahead]);
+              combine(to[to_offsets[i]], memory[sources[i]]);
+            }
+          }
+          return i;
+        };
+        detail::walk_sorted_lists(
+            count, std::max<std::int64_t>(1, detail::kSortedListStretchBytes / sizeof(T)),
+            positions, offsets_of, advance);
+      });
 }
 
 /// dst at dst_list's offsets, combined with src at src_list's offsets
