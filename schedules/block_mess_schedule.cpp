@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // BlockMessSchedule's untyped members for host memory, compiled once, in the
-// library; its typed executions are in instances/ (see the end of
-// block_mess_schedule.hpp).
+// library; the typed executions are MessageExecutor's (instances/, see the
+// end of message_executor.hpp).
 #include <adlib/schedules/block_mess_schedule.hpp>
 
 namespace adlib {

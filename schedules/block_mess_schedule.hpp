@@ -50,32 +50,22 @@
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
-#include <any>
 #include <climits>
 #include <cstdint>
-#include <list>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
-#include <adlib/runtime/block_datatype.hpp>
 #include <adlib/runtime/combine.hpp>
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/configuration.hpp>
 #include <adlib/runtime/detail/hash.hpp>
 #include <adlib/runtime/detail/staging.hpp>
-#include <adlib/runtime/device_index_list.hpp>
-#include <adlib/runtime/element_type.hpp>
 #include <adlib/runtime/error.hpp>
 #include <adlib/runtime/node_topology.hpp>
-#include <adlib/runtime/pack.hpp>
-#include <adlib/runtime/shipped_types.hpp>
 #include <adlib/schedules/block_message_plan.hpp>
 #include <adlib/schedules/exchange_plan.hpp>
-#include <adlib/schedules/message_buffers.hpp>
-#include <adlib/schedules/message_route.hpp>
-#include <adlib/schedules/request_sets.hpp>
+#include <adlib/schedules/message_executor.hpp>
 #include <adlib/schedules/transfer_policy.hpp>
 
 namespace adlib {
@@ -98,12 +88,13 @@ class BlockMessSchedule {
       : comm_(comm),
         config_(config),
         plan_(comm.rank(), comm.size()),
-        policy_(TransferPolicy::from(config)) {}
+        executor_(comm_, plan_, TransferPolicy::from(config),
+                  detail::stages_through_host<MemorySpace>(config)) {}
   BlockMessSchedule(const BlockMessSchedule&) = delete;
   BlockMessSchedule& operator=(const BlockMessSchedule&) = delete;
   /// Completes an execution still in flight, then frees the persistent
   /// requests and datatypes (the tag lease goes with the object).
-  ~BlockMessSchedule() { release_mpi_objects(); }
+  ~BlockMessSchedule() = default;
 
   /// Declares `block` of the send memory to go to `peer` (forward direction).
   void send(int peer, const StridedBlock& block) { plan_.send(peer, block); }
@@ -164,7 +155,7 @@ class BlockMessSchedule {
   template <class T>
   void prepare() {
     if (!plan_.built()) throw Error("prepare() before build()", comm_.rank(), "BlockMessSchedule");
-    reserve_buffers(route(RouteKind{Direction::forward, sizeof(T), 1, false}));
+    executor_.template reserve<T>();
   }
 
   /// Posts receives, packs and sends, performs local copies, returns.  Each
@@ -227,21 +218,23 @@ class BlockMessSchedule {
   /// until set.  Not while an execution is in flight.
   void set_transfer(const TransferPolicy& policy);
   /// The transfer policy in use.
-  const TransferPolicy& transfer() const { return policy_; }
+  const TransferPolicy& transfer() const { return executor_.policy(); }
   /// Does message `m` (one of plan()'s) travel in place, read or written by
   /// MPI in the user's memory without a pack buffer, in forward executions of
   /// one array with elements of `element_size` bytes?  Contiguous messages and
   /// datatype messages do, unless messages are staged.
-  bool in_place(const PeerMessage& m, std::size_t element_size) const;
+  bool in_place(const PeerMessage& m, std::size_t element_size) const {
+    return executor_.in_place(m, element_size);
+  }
   /// Are messages staged through host buffers (device memory without
   /// GPU-aware MPI, or Configuration::force_staging)?  Decided at
   /// construction.
-  bool staged() const { return staged_; }
+  bool staged() const { return executor_.staged(); }
 
   /// Request sets kept (least recently used evicted): a code that exchanges
   /// up to this many fields (or array pairs) in turn through one schedule
   /// never rebuilds its requests.
-  static constexpr std::size_t kRequestSetsKept = RequestSets::kKept;
+  static constexpr std::size_t kRequestSetsKept = MessageExecutor<MemorySpace>::kRequestSetsKept;
 
   /// The rank-local plan (the messages after build()).
   const BlockMessagePlan& plan() const { return plan_; }
@@ -252,17 +245,10 @@ class BlockMessSchedule {
   /// The message tag, agreed by build() (-1 before).
   int tag() const { return tag_.tag(); }
   /// Between start() and finish()?
-  bool in_flight() const { return in_flight_; }
+  bool in_flight() const { return executor_.in_flight(); }
 
  private:
   static constexpr const char* kOperation = "BlockMessSchedule";
-
-  /// The route of `kind`, made on first use and kept (a handful of kinds
-  /// per schedule: direction x element size x arrays x combining).
-  const MessageRoute& route(const RouteKind& kind) const;
-  void reserve_buffers(const MessageRoute& route);
-  template <class T>
-  RequestSet& requests_for(const MessageRoute& route, void* dst, const void* src);
 
   /// The one start() behind start() and start_many(): `arrays` arrays.
   template <class T, class Combine>
@@ -275,73 +261,14 @@ class BlockMessSchedule {
                       std::string error);
   std::string startable_error(std::size_t dst_span, std::size_t src_span,
                               Direction direction) const;
-  template <class T, class Combine>
-  void run_walk(const SourceWalk& walk, T* dst, const T* src, T* buffer, int array,
-                const Combine& combine);
-  template <class T, class Combine>
-  void copy_locally_staged(const MessageRoute& route, T* dst, const T* src, const Combine& combine);
-  template <class T, class Combine>
-  static void finish_typed(BlockMessSchedule& self);
-  /// The walk of MessageRoute::merges_index_arrivals(), once every message
-  /// of the execution in flight has arrived.
-  template <class T, class Combine>
-  void combine_merged(const Combine& combine);
-  /// The walk of MessageRoute::merges_index_departures() of `route` for
-  /// array `array`: its packs into `buffer` and its local index copy into
-  /// `dst`.
-  template <class T, class Combine>
-  void read_merged(const MessageRoute& route, T* dst, const T* src, T* buffer, int array,
-                   const Combine& combine);
-  void post(std::vector<MPI_Request>& requests);
   std::string check_peer_counts();
-  /// Do index lists run as DeviceIndexList kernels (memory a host thread
-  /// cannot address, or forced staging, which exercises them on the host)?
-  /// The host kernels are compiled for host memory only.
-  bool index_kernels_where_memory_lives() const {
-    return !detail::host_reachable<MemorySpace>() || config_.force_staging;
-  }
-  void prepare_device_index_lists();
-  template <class T>
-  void pack_list(const IndexList& list, const T* memory, T* buffer) const;
-  template <class T, class Combine>
-  void unpack_list(const IndexList& list, T* memory, const T* buffer, const Combine& combine) const;
-  template <class T, class Combine>
-  void copy_lists(T* dst, const IndexList& dst_list, const T* src, const IndexList& src_list,
-                  const Combine& combine) const;
-  void release_mpi_objects();
 
   Comm comm_;
   Configuration config_;
   TagLease tag_;
   BlockMessagePlan plan_;
-  TransferPolicy policy_;
-  bool staged_ = detail::stages_through_host<MemorySpace>(config_);
-  execution_space space_{};
-
-  /// Routes by kind (a list: requests point at their route).  Mutable: a
-  /// cache that const inquiries (in_place()) may fill.
-  mutable std::list<MessageRoute> routes_;
-  MessageBuffers<MemorySpace> buffers_;
-  ElementTypes types_;
-  RequestSets requests_;
-  /// The plan's index lists in MemorySpace, by list (index_kernels_where_memory_lives()).
-  std::unordered_map<const IndexList*, DeviceIndexList<MemorySpace>> device_lists_;
-
-  /// The execution in flight: its route and requests, the arrays finish()
-  /// unpacks into, the combine operation, and the typed finish.
-  bool in_flight_ = false;
-  const MessageRoute* active_route_ = nullptr;
-  RequestSet* active_ = nullptr;
-  std::vector<void*> pending_dst_;
-  std::any pending_combine_;
-  void (*pending_finish_)(BlockMessSchedule&) = nullptr;
-  /// Every peer shares this rank's node (build(); see RouteMemory).
-  bool peers_on_node_ = false;
-  /// The lists and cursors of combine_merged (kept: no allocation per
-  /// execution after the first).
-  std::vector<SortedContributions> merged_lists_;
-  std::vector<SortedReads> merged_reads_;
-  std::vector<std::int64_t> merged_positions_;
+  /// Runs the plan once built (declared last: it refers to comm_ and plan_).
+  MessageExecutor<MemorySpace> executor_;
 };
 
 // ---------------------------------------------------------------------------
@@ -356,9 +283,9 @@ void BlockMessSchedule<MemorySpace>::build(bool check_peers) {
   } catch (const Error& e) {
     error = e.message();
   }
-  if (error.empty() && plan_.has_indices() && index_kernels_where_memory_lives()) {
+  if (error.empty()) {
     try {
-      prepare_device_index_lists();
+      executor_.prepare_index_lists(config_.force_staging);
     } catch (const std::exception& e) {
       error = std::string("index lists for the memory space: ") + e.what();
     }
@@ -372,9 +299,10 @@ void BlockMessSchedule<MemorySpace>::build(bool check_peers) {
   auto on_node = [&](const PeerMessage& m) {
     return std::binary_search(nodes.node_members.begin(), nodes.node_members.end(), m.peer);
   };
-  peers_on_node_ =
+  executor_.connect(
+      tag_.tag(),
       std::all_of(plan_.send_messages().begin(), plan_.send_messages().end(), on_node) &&
-      std::all_of(plan_.recv_messages().begin(), plan_.recv_messages().end(), on_node);
+          std::all_of(plan_.recv_messages().begin(), plan_.recv_messages().end(), on_node));
   // Every plan is valid: now the two ends of each message.
   if (check_peers) agree_on_errors(comm_, check_peer_counts(), 0, kOperation);
 }
@@ -403,92 +331,10 @@ std::string BlockMessSchedule<MemorySpace>::check_peer_counts() {
 }
 
 template <class MemorySpace>
-const MessageRoute& BlockMessSchedule<MemorySpace>::route(const RouteKind& kind) const {
-  for (const MessageRoute& r : routes_)
-    if (r.kind() == kind) return r;
-  const RouteMemory memory{staged_,
-                           Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible,
-                           peers_on_node_};
-  routes_.emplace_back(plan_, kind, policy_, memory);
-  return routes_.back();
-}
-
-template <class MemorySpace>
-void BlockMessSchedule<MemorySpace>::reserve_buffers(const MessageRoute& route) {
-  const auto bytes = [&](std::int64_t elements) {
-    return static_cast<std::size_t>(elements) * route.kind().element_size;
-  };
-  const typename MessageBuffers<MemorySpace>::Sizes sizes{bytes(route.incoming_buffer_count()),
-                                                          bytes(route.outgoing_buffer_count()),
-                                                          bytes(route.local_buffer_count())};
-  // Buffers that move leave every request into them stale.
-  if (buffers_.reserve(sizes, staged_)) requests_.clear();
-}
-
-template <class MemorySpace>
-bool BlockMessSchedule<MemorySpace>::in_place(const PeerMessage& m,
-                                              std::size_t element_size) const {
-  const MessageRoute& r = route(RouteKind{Direction::forward, element_size, 1, false});
-  for (const auto* list : {&r.incoming(), &r.outgoing()})
-    for (const RoutedMessage& routed : *list)
-      if (routed.message == &m) return routed.in_place;
-  return false;
-}
-
-template <class MemorySpace>
 void BlockMessSchedule<MemorySpace>::set_transfer(const TransferPolicy& policy) {
-  if (in_flight_)
+  if (executor_.in_flight())
     throw Error("set_transfer() while an execution is in flight", comm_.rank(), kOperation);
-  policy_ = policy;
-  // Requests and routes were made for the old choice.
-  requests_.clear();
-  routes_.clear();
-}
-
-template <class MemorySpace>
-template <class T>
-RequestSet& BlockMessSchedule<MemorySpace>::requests_for(const MessageRoute& route, void* dst,
-                                                         const void* src) {
-  const RequestSetKey key{&route, types_.of<T>(), route.any_incoming_in_place() ? dst : nullptr,
-                          route.any_outgoing_in_place() ? src : nullptr};
-  return requests_.find_or_make(key, [&](RequestSet& set) {
-    const std::size_t size = sizeof(T);
-    const auto arrays = static_cast<std::int64_t>(route.kind().arrays);
-    // The pack buffer, the user's memory as it is (direct), or a datatype
-    // over it.
-    auto target = [&](const RoutedMessage& routed, unsigned char* memory, unsigned char* buffer) {
-      const PeerMessage& m = *routed.message;
-      if (!routed.in_place)
-        return RequestTarget{buffer + routed.buffer_offset * static_cast<std::int64_t>(size),
-                             static_cast<int>(arrays * m.count), key.element};
-      if (!routed.datatype)
-        return RequestTarget{memory + m.blocks[0].lowest_offset() * static_cast<std::int64_t>(size),
-                             static_cast<int>(m.count), key.element};
-      set.types.push_back(blocks_datatype(m.blocks, key.element, size));
-      return RequestTarget{memory, 1, set.types.back().get()};
-    };
-    unsigned char* in = buffers_.incoming_for_mpi(staged_);
-    unsigned char* out = buffers_.outgoing_for_mpi(staged_);
-    for (const RoutedMessage& routed : route.incoming()) {
-      const RequestTarget t = target(routed, static_cast<unsigned char*>(dst), in);
-      MPI_Request r;
-      ADLIB_MPI(MPI_Recv_init(t.address, t.count, t.type, routed.message->peer, tag_.tag(),
-                              comm_.get(), &r),
-                kOperation);
-      set.incoming.push_back(r);
-      set.expected.push_back(t);
-    }
-    // MPI only reads a send buffer; its C interface still takes void*.
-    auto* source = static_cast<unsigned char*>(const_cast<void*>(src));
-    for (const RoutedMessage& routed : route.outgoing()) {
-      const RequestTarget t = target(routed, source, out);
-      MPI_Request r;
-      ADLIB_MPI(MPI_Send_init(t.address, t.count, t.type, routed.message->peer, tag_.tag(),
-                              comm_.get(), &r),
-                kOperation);
-      set.outgoing.push_back(r);
-    }
-  });
+  executor_.set_policy(policy);
 }
 
 template <class MemorySpace>
@@ -523,63 +369,7 @@ void BlockMessSchedule<MemorySpace>::start_arrays(T* const* dst, const T* const*
                                                   Direction direction, const Combine& combine,
                                                   std::string error) {
   agree_to_start<T, Combine>(dst_span, src_span, direction, arrays, std::move(error));
-  const MessageRoute& r =
-      route(RouteKind{direction, sizeof(T), arrays, !op::is_replace<Combine>()});
-  reserve_buffers(r);
-  RequestSet& requests = requests_for<T>(r, dst[0], src[0]);
-
-  // Memory handed to MPI in place must be ready: kernels that wrote the
-  // source, or still read the destination, complete first.
-  if (r.any_incoming_in_place() || r.any_outgoing_in_place()) Kokkos::fence();
-  post(requests.incoming);
-
-  // Packs, together with the local copies that read the same rows.
-  T* out = reinterpret_cast<T*>(buffers_.outgoing().data());
-  bool packed = false;
-  for (int k = 0; k < arrays; ++k)
-    for (const SourceWalk& walk : r.walks())
-      if (walk.packs) {
-        run_walk<T>(walk, dst[k], src[k], out, k, combine);
-        packed = true;
-      }
-  for (int k = 0; k < arrays; ++k) {
-    if (r.merges_index_departures()) {  // the local index copy included
-      read_merged<T>(r, dst[k], src[k], out, k, combine);
-      packed = true;
-      continue;
-    }
-    for (const IndexPack& pack : r.index_packs()) {
-      pack_list<T>(*pack.list, src[k], out + pack.buffer_offset + k * pack.array_stride);
-      packed = true;
-    }
-  }
-  // The pack kernels complete before MPI reads their buffer (or before it is
-  // staged to the host twin, which deep_copy fences itself).
-  if (packed) space_.fence();
-  if (staged_)
-    buffers_.stage_out(0, static_cast<std::size_t>(r.outgoing_buffer_count()) * sizeof(T));
-  post(requests.outgoing);
-
-  // The remaining local copies overlap with the messages in flight.
-  for (int k = 0; k < arrays; ++k) {
-    for (const SourceWalk& walk : r.walks())
-      if (!walk.packs) run_walk<T>(walk, dst[k], src[k], out, k, combine);
-    if (!r.local_reads().empty()) copy_locally_staged<T>(r, dst[k], src[k], combine);
-    if (r.local_index_reads().count == 0 || r.merges_index_departures()) continue;
-    if (r.merges_index_arrivals())  // combined with the arrivals at finish()
-      pack_list<T>(r.local_index_reads(), src[k],
-                   reinterpret_cast<T*>(buffers_.local().data()) + r.merged_local_offset() +
-                       k * r.local_index_reads().count);
-    else
-      copy_lists<T>(dst[k], r.local_index_writes(), src[k], r.local_index_reads(), combine);
-  }
-
-  pending_dst_.assign(dst, dst + arrays);  // keeps its capacity: no allocation per execution
-  pending_combine_ = combine;
-  active_route_ = &r;
-  active_ = &requests;
-  pending_finish_ = &finish_typed<T, Combine>;
-  in_flight_ = true;
+  executor_.start(dst, src, arrays, direction, combine);
 }
 
 template <class MemorySpace>
@@ -587,7 +377,7 @@ std::string BlockMessSchedule<MemorySpace>::startable_error(std::size_t dst_span
                                                             std::size_t src_span,
                                                             Direction direction) const {
   if (!plan_.built()) return "start() before build()";
-  if (in_flight_) return "start() while a previous start() is not finished";
+  if (executor_.in_flight()) return "start() while a previous start() is not finished";
   if (direction != Direction::forward && direction != Direction::backward)
     return "direction " + std::to_string(static_cast<int>(direction)) +
            " is not one of adlib::Direction's";
@@ -623,283 +413,15 @@ void BlockMessSchedule<MemorySpace>::agree_to_start(std::size_t dst_span, std::s
 }
 
 template <class MemorySpace>
-template <class T, class Combine>
-void BlockMessSchedule<MemorySpace>::run_walk(const SourceWalk& walk, T* dst, const T* src,
-                                              T* buffer, int array, const Combine& combine) {
-  const int n = static_cast<int>(walk.copies.size());
-  auto target_of = [&](const SourceCopy& c) {
-    StridedBlock target = c.target;
-    if (c.into_buffer) target.offset += array * c.array_stride;
-    return target;
-  };
-  if (n == 1) {
-    const SourceCopy& c = walk.copies.front();
-    if (c.into_buffer)
-      copy_block<T>(space_, buffer, target_of(c), src, c.source);
-    else
-      copy_block<T>(space_, dst, c.target, src, c.source, combine);
-    return;
-  }
-  // Shared walks only replace: the route keeps combining local copies apart.
-  StridedBlock sources[kMaxSharedSourceCopies], targets[kMaxSharedSourceCopies];
-  T* bases[kMaxSharedSourceCopies];
-  for (int k = 0; k < n; ++k) {
-    sources[k] = walk.copies[k].source;
-    targets[k] = target_of(walk.copies[k]);
-    bases[k] = walk.copies[k].into_buffer ? buffer : dst;
-  }
-  copy_blocks_sharing_source<T>(space_, src, sources, bases, targets, n);
-}
-
-template <class MemorySpace>
-template <class T, class Combine>
-void BlockMessSchedule<MemorySpace>::copy_locally_staged(const MessageRoute& route, T* dst,
-                                                         const T* src, const Combine& combine) {
-  T* local = reinterpret_cast<T*>(buffers_.local().data());
-  std::int64_t position = 0;
-  for (const auto& b : route.local_reads()) {
-    pack_block<T>(space_, src, b, local + position);
-    position += b.count();
-  }
-  position = 0;
-  for (const auto& b : route.local_writes()) {
-    unpack_block<T>(space_, dst, b, local + position, combine);
-    position += b.count();
-  }
-  // The local buffer is reused by the next array of a batch.
-  space_.fence();
-}
-
-template <class MemorySpace>
-void BlockMessSchedule<MemorySpace>::post(std::vector<MPI_Request>& requests) {
-  if (!requests.empty())
-    ADLIB_MPI(MPI_Startall(static_cast<int>(requests.size()), requests.data()), kOperation);
-}
-
-template <class MemorySpace>
 void BlockMessSchedule<MemorySpace>::finish() {
-  if (!in_flight_) throw Error("finish() without start()", comm_.rank(), kOperation);
-  // Every request is complete when finish_typed returns or throws.
-  struct Done {
-    BlockMessSchedule& self;
-    ~Done() {
-      self.in_flight_ = false;
-      self.active_ = nullptr;
-      self.active_route_ = nullptr;
-    }
-  } done{*this};
-  pending_finish_(*this);
+  if (!executor_.in_flight()) throw Error("finish() without start()", comm_.rank(), kOperation);
+  executor_.finish();
 }
 
-template <class MemorySpace>
-template <class T, class Combine>
-void BlockMessSchedule<MemorySpace>::finish_typed(BlockMessSchedule& self) {
-  RequestSet& requests = *self.active_;
-  const MessageRoute& route = *self.active_route_;
-  const Combine combine = std::any_cast<Combine>(self.pending_combine_);
-  const std::int64_t arrays = route.kind().arrays;
-  T* in = reinterpret_cast<T*>(self.buffers_.incoming().data());
-  const auto& arriving = route.incoming();
-  // Replacing, each message is unpacked as it arrives.  Combining, in peer
-  // order (each message waited for in turn; those that came earlier wait in
-  // their buffers), so that floating-point sums come out bitwise the same in
-  // every run.  A failed or mis-sized message is remembered and the others
-  // still completed (so that no request is left active), then reported.
-  const bool in_peer_order = route.kind().combining;
-  std::string error;
-  for (std::size_t done = 0; done < arriving.size(); ++done) {
-    int index = MPI_UNDEFINED;
-    MPI_Status status;
-    int code;
-    if (in_peer_order) {
-      index = static_cast<int>(done);
-      code = MPI_Wait(&requests.incoming[done], &status);
-    } else {
-      code = MPI_Waitany(static_cast<int>(requests.incoming.size()), requests.incoming.data(),
-                         &index, &status);
-    }
-    if (code != MPI_SUCCESS) {
-      if (error.empty())
-        error = mpi_error_message(code, "MPI_Waitany") +
-                (index != MPI_UNDEFINED
-                     ? " (the message from rank " + std::to_string(arriving[index].message->peer) +
-                           "; do all ranks execute with the same element type and arrays?)"
-                     : std::string());
-      if (index == MPI_UNDEFINED) break;
-      continue;
-    }
-    if (index == MPI_UNDEFINED) break;
-    const RoutedMessage& routed = arriving[static_cast<std::size_t>(index)];
-    const PeerMessage& m = *routed.message;
-    int received = 0;
-    const RequestTarget& expected = requests.expected[static_cast<std::size_t>(index)];
-    if (MPI_Get_count(&status, expected.type, &received) != MPI_SUCCESS ||
-        received != expected.count) {
-      if (error.empty())
-        error = "the message from rank " + std::to_string(m.peer) +
-                " is shorter than this rank's schedule expects (do all ranks execute with the "
-                "same element type and number of arrays?)";
-      continue;
-    }
-    if (routed.in_place) continue;
-    if (self.staged_)
-      self.buffers_.stage_in(
-          static_cast<std::size_t>(routed.buffer_offset) * sizeof(T),
-          static_cast<std::size_t>(routed.buffer_offset + arrays * m.count) * sizeof(T));
-    std::int64_t position = routed.buffer_offset;
-    for (void* dst : self.pending_dst_) {
-      for (const auto& block : m.blocks) {
-        unpack_block<T>(self.space_, static_cast<T*>(dst), block, in + position, combine);
-        position += block.count();
-      }
-      if (m.indices.count > 0) {
-        if (!route.merges_index_arrivals())
-          self.template unpack_list<T>(m.indices, static_cast<T*>(dst), in + position, combine);
-        position += m.indices.count;
-      }
-    }
-  }
-  if (route.merges_index_arrivals() && error.empty()) self.template combine_merged<T>(combine);
-  if (!requests.outgoing.empty()) {
-    const int code = MPI_Waitall(static_cast<int>(requests.outgoing.size()),
-                                 requests.outgoing.data(), MPI_STATUSES_IGNORE);
-    if (error.empty()) error = mpi_error_message(code, "MPI_Waitall");
-  }
-  self.space_.fence();
-  if (!error.empty()) {
-    // MPI may have freed a request that failed (Open MPI does, persistent or
-    // not): the request sets are rebuilt at the next execution.
-    self.requests_.clear();
-    throw Error(error, self.comm_.rank(), kOperation);
-  }
-}
-
-template <class MemorySpace>
-template <class T, class Combine>
-void BlockMessSchedule<MemorySpace>::combine_merged(const Combine& combine) {
-  // Routes merge on host memory only (MessageRoute): the walk is a host loop,
-  // compiled for host memory alone.
-  if constexpr (detail::host_reachable<MemorySpace>()) {
-    const MessageRoute& route = *active_route_;
-    const IndexList& local = route.local_index_writes();
-    const T* in = reinterpret_cast<const T*>(buffers_.incoming().data());
-    const T* waiting =
-        reinterpret_cast<const T*>(buffers_.local().data()) + route.merged_local_offset();
-    for (std::size_t k = 0; k < pending_dst_.size(); ++k) {
-      // This rank's contributions first, then each peer's in peer order: the
-      // order of the unmerged execution.
-      merged_lists_.clear();
-      if (local.count > 0)
-        merged_lists_.push_back({local.singles.data(),
-                                 waiting + static_cast<std::int64_t>(k) * local.count,
-                                 local.count});
-      for (const RoutedMessage& routed : route.incoming()) {
-        const PeerMessage& m = *routed.message;
-        merged_lists_.push_back({m.indices.singles.data(),
-                                 in + routed.buffer_offset + static_cast<std::int64_t>(k) * m.count,
-                                 m.indices.count});
-      }
-      merged_positions_.resize(merged_lists_.size());
-      combine_sorted_lists<T>(space_, static_cast<T*>(pending_dst_[k]), merged_lists_.data(),
-                              static_cast<int>(merged_lists_.size()), merged_positions_.data(),
-                              combine);
-    }
-  }
-}
-
-template <class MemorySpace>
-template <class T, class Combine>
-void BlockMessSchedule<MemorySpace>::read_merged(const MessageRoute& route, T* dst, const T* src,
-                                                 T* buffer, int array, const Combine& combine) {
-  if constexpr (detail::host_reachable<MemorySpace>()) {  // as combine_merged()
-    const IndexList& reads = route.local_index_reads();
-    merged_reads_.clear();
-    if (reads.count > 0)
-      merged_reads_.push_back(
-          {reads.singles.data(), dst, route.local_index_writes().singles.data(), reads.count});
-    for (const IndexPack& pack : route.index_packs())
-      merged_reads_.push_back({pack.list->singles.data(),
-                               buffer + pack.buffer_offset + array * pack.array_stride, nullptr,
-                               pack.list->count});
-    merged_positions_.resize(merged_reads_.size());
-    read_sorted_lists<T>(space_, src, merged_reads_.data(), static_cast<int>(merged_reads_.size()),
-                         merged_positions_.data(), combine);
-  }
-}
-
-template <class MemorySpace>
-void BlockMessSchedule<MemorySpace>::prepare_device_index_lists() {
-  auto add = [&](const IndexList& list) {
-    if (list.count > 0) device_lists_.emplace(&list, DeviceIndexList<MemorySpace>::from(list));
-  };
-  for (const PeerMessage& m : plan_.send_messages()) add(m.indices);
-  for (const PeerMessage& m : plan_.recv_messages()) add(m.indices);
-  add(plan_.local_index_sends());
-  add(plan_.local_index_recvs());
-}
-
-template <class MemorySpace>
-template <class T>
-void BlockMessSchedule<MemorySpace>::pack_list(const IndexList& list, const T* memory,
-                                               T* buffer) const {
-  if constexpr (detail::host_reachable<MemorySpace>())
-    if (device_lists_.empty()) return pack_indices<T>(space_, memory, list, buffer);
-  pack_indices<T>(space_, memory, device_lists_.at(&list), buffer);
-}
-
-template <class MemorySpace>
-template <class T, class Combine>
-void BlockMessSchedule<MemorySpace>::unpack_list(const IndexList& list, T* memory, const T* buffer,
-                                                 const Combine& combine) const {
-  if constexpr (detail::host_reachable<MemorySpace>())
-    if (device_lists_.empty()) return unpack_indices<T>(space_, memory, list, buffer, combine);
-  unpack_indices<T>(space_, memory, device_lists_.at(&list), buffer, combine);
-}
-
-template <class MemorySpace>
-template <class T, class Combine>
-void BlockMessSchedule<MemorySpace>::copy_lists(T* dst, const IndexList& dst_list, const T* src,
-                                                const IndexList& src_list,
-                                                const Combine& combine) const {
-  if constexpr (detail::host_reachable<MemorySpace>())
-    if (device_lists_.empty())
-      return copy_indices<T>(space_, dst, dst_list, src, src_list, combine);
-  copy_indices<T>(space_, dst, device_lists_.at(&dst_list), src, device_lists_.at(&src_list),
-                  combine);
-}
-
-template <class MemorySpace>
-void BlockMessSchedule<MemorySpace>::release_mpi_objects() {
-  if (in_flight_) {
-    // Destroyed mid-flight (an exception unwound past finish()): complete the
-    // operation so MPI does not write into freed memory.
-    try {
-      finish();
-    } catch (...) {
-    }
-  }
-  requests_.clear();
-  types_.release();
-}
-
-// ---------------------------------------------------------------------------
-// Compiled once, in the library: the untyped members for host memory
-// (block_mess_schedule.cpp), and every execution of the element types and
-// combine operations the library ships (runtime/shipped_types.hpp,
-// instances/).  A translation unit that executes one of them compiles only
-// the few lines of start() and links the rest; other types, operations and
-// memory spaces are instantiated where they are used, as before.
+// Compiled once, in the library, for host memory (block_mess_schedule.cpp);
+// the executions themselves are MessageExecutor's (message_executor.hpp).
 /// @cond internal
-#define ADLIB_BLOCK_MESS_SCHEDULE_EXECUTION(prefix, T, Combine)                             \
-  prefix template void BlockMessSchedule<Kokkos::HostSpace>::start_arrays<T, Combine>(      \
-      T* const*, const T* const*, int, std::size_t, std::size_t, Direction, const Combine&, \
-      std::string);
-#define ADLIB_BLOCK_MESS_SCHEDULE_EXTERN(T, Combine) \
-  ADLIB_BLOCK_MESS_SCHEDULE_EXECUTION(extern, T, Combine)
-#define ADLIB_BLOCK_MESS_SCHEDULE_DEFINE(T, Combine) \
-  ADLIB_BLOCK_MESS_SCHEDULE_EXECUTION(, T, Combine)
-/// @endcond
 extern template class BlockMessSchedule<Kokkos::HostSpace>;
-ADLIB_FOR_EACH_SHIPPED_COMBINE(ADLIB_BLOCK_MESS_SCHEDULE_EXTERN)
+/// @endcond
 
 }  // namespace adlib

@@ -6,7 +6,10 @@
 /// A RequestSet is one persistent receive per incoming message and one
 /// persistent send per outgoing message of a route, bound to the memory the
 /// messages travel through: the pack buffers, or, for messages in place,
-/// the user's arrays (a set then serves only those arrays).  The cache keeps
+/// the user's arrays (a set then serves only those arrays), directly or
+/// through a derived datatype over the message's blocks.  The sets make
+/// their own requests (request_sets.cpp), from the route and a
+/// RequestBinding, so that no executor writes MPI_*_init calls.  The cache keeps
 /// up to RequestSets::kKept sets and evicts the least recently used, so a
 /// code that cycles through a few fields (array pairs) never rebuilds its
 /// requests and one that cycles through many stays bounded.
@@ -14,13 +17,12 @@
 
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <list>
-#include <utility>
 #include <vector>
 
 #include <adlib/runtime/block_datatype.hpp>
-#include <adlib/runtime/error.hpp>
 #include <adlib/schedules/message_route.hpp>
 
 namespace adlib {
@@ -45,6 +47,17 @@ struct RequestTarget {
   MPI_Datatype type = MPI_DATATYPE_NULL;  ///< element, or a datatype over the blocks
 };
 
+/// The memory and the channel a new request set is bound to, beside its key.
+struct RequestBinding {
+  unsigned char* incoming_buffer = nullptr;  ///< where arrivals not in place land (MPI's view)
+  unsigned char* outgoing_buffer = nullptr;  ///< where departures not in place are packed
+  void* dst = nullptr;                       ///< the destination array (in-place arrivals)
+  const void* src = nullptr;                 ///< the source array (in-place departures)
+  std::size_t element_size = 0;              ///< bytes per element
+  int tag = -1;                              ///< the schedule's message tag
+  MPI_Comm comm = MPI_COMM_NULL;             ///< the schedule's communicator
+};
+
 /// The persistent requests of one binding (see the file overview).
 struct RequestSet {
   RequestSetKey key;                    ///< what it is bound to
@@ -66,35 +79,11 @@ class RequestSets {
   RequestSets& operator=(const RequestSets&) = delete;
   ~RequestSets() { clear(); }
 
-  /// The set bound to `key`, created by `make(set)` (which fills its requests)
-  /// if there is none.  Returned by reference; valid until the next call.
-  template <class Make>
-  RequestSet& find_or_make(const RequestSetKey& key, Make&& make) {
-    for (auto it = sets_.begin(); it != sets_.end(); ++it)
-      if (it->key == key) {
-        it->last_use = ++clock_;
-        return *it;
-      }
-    if (sets_.size() >= kKept) {
-      auto oldest = sets_.begin();
-      for (auto it = sets_.begin(); it != sets_.end(); ++it)
-        if (it->last_use < oldest->last_use) oldest = it;
-      free(*oldest);
-      sets_.erase(oldest);
-    }
-    sets_.emplace_back();
-    RequestSet& set = sets_.back();
-    set.key = key;
-    set.last_use = ++clock_;
-    try {
-      make(set);
-    } catch (...) {
-      free(set);
-      sets_.pop_back();
-      throw;
-    }
-    return set;
-  }
+  /// The set bound to `key`, made from `binding` if there is none: one
+  /// persistent receive per route().incoming() message, one persistent send
+  /// per route().outgoing() message.  Returned by reference; valid until the
+  /// next call.  A failure leaves no set and no request behind.
+  RequestSet& find_or_make(const RequestSetKey& key, const RequestBinding& binding);
 
   /// Frees every set (unless MPI is finalised).
   void clear() {
@@ -105,14 +94,8 @@ class RequestSets {
   std::size_t size() const { return sets_.size(); }
 
  private:
-  static void free(RequestSet& set) {
-    int finalized = 0;
-    ADLIB_MPI_CLEANUP(MPI_Finalized(&finalized));
-    if (finalized) return;
-    for (auto* list : {&set.incoming, &set.outgoing})
-      for (auto& r : *list)
-        if (r != MPI_REQUEST_NULL) ADLIB_MPI_CLEANUP(MPI_Request_free(&r));
-  }
+  static void make(RequestSet& set, const RequestBinding& binding);
+  static void free(RequestSet& set);
 
   std::list<RequestSet> sets_;  ///< a list: a set's address is stable while it lives
   std::uint64_t clock_ = 0;

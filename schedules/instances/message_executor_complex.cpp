@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// BlockMessSchedule's executions of complex elements, compiled once, in the
-// library (see the end of block_mess_schedule.hpp).
-#include <adlib/schedules/block_mess_schedule.hpp>
+// MessageExecutor's executions of complex elements, compiled once, in the
+// library (see the end of message_executor.hpp).
+#include <adlib/schedules/message_executor.hpp>
 
 namespace adlib {
 
-ADLIB_SHIPPED_ARITHMETIC_COMBINES(ADLIB_BLOCK_MESS_SCHEDULE_DEFINE, std::complex<double>)
-ADLIB_SHIPPED_ARITHMETIC_COMBINES(ADLIB_BLOCK_MESS_SCHEDULE_DEFINE, std::complex<float>)
+ADLIB_SHIPPED_ARITHMETIC_COMBINES(ADLIB_MESSAGE_EXECUTOR_DEFINE, std::complex<double>)
+ADLIB_SHIPPED_ARITHMETIC_COMBINES(ADLIB_MESSAGE_EXECUTOR_DEFINE, std::complex<float>)
 
 }  // namespace adlib

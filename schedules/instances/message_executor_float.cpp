@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// BlockMessSchedule's executions of float elements, compiled once, in
-// the library (see the end of block_mess_schedule.hpp).
-#include <adlib/schedules/block_mess_schedule.hpp>
+// MessageExecutor's executions of float elements, compiled once, in
+// the library (see the end of message_executor.hpp).
+#include <adlib/schedules/message_executor.hpp>
 
 namespace adlib {
 
-ADLIB_SHIPPED_ORDERED_COMBINES(ADLIB_BLOCK_MESS_SCHEDULE_DEFINE, float)
+ADLIB_SHIPPED_ORDERED_COMBINES(ADLIB_MESSAGE_EXECUTOR_DEFINE, float)
 
 }  // namespace adlib
