@@ -364,10 +364,13 @@ void combine_sorted_lists(const ExecSpace& space, T* memory, const SortedContrib
       "adlib::combine_sorted_lists", Kokkos::RangePolicy<ExecSpace>(space, 0, count > 0 ? 1 : 0),
       [=](std::int64_t) {
         constexpr std::int64_t ahead = detail::kIndexPrefetchDistance;
-        auto offsets_of = [&](int l) {
+        // By value: a reference capture reads `memory` through the enclosing
+        // closure on every element (one more instruction each, 5-30 % on
+        // these loops, measured).
+        auto offsets_of = [=](int l) {
           return detail::SortedOffsets{lists[l].targets, lists[l].count};
         };
-        auto advance = [&](int l, std::int64_t i, std::int64_t limit) {
+        auto advance = [=](int l, std::int64_t i, std::int64_t limit) {
           const std::int64_t* targets = lists[l].targets;
           const T* values = static_cast<const T*>(lists[l].values);
           const std::int64_t n = lists[l].count;
@@ -408,10 +411,10 @@ void read_sorted_lists(const ExecSpace& space, const T* memory, const SortedRead
       "adlib::read_sorted_lists", Kokkos::RangePolicy<ExecSpace>(space, 0, count > 0 ? 1 : 0),
       [=](std::int64_t) {
         constexpr std::int64_t ahead = detail::kIndexPrefetchDistance;
-        auto offsets_of = [&](int l) {
+        auto offsets_of = [=](int l) {  // by value, as in combine_sorted_lists
           return detail::SortedOffsets{lists[l].sources, lists[l].count};
         };
-        auto advance = [&](int l, std::int64_t i, std::int64_t limit) {
+        auto advance = [=](int l, std::int64_t i, std::int64_t limit) {
           const std::int64_t* sources = lists[l].sources;
           T* to = static_cast<T*>(lists[l].to);
           const std::int64_t* to_offsets = lists[l].to_offsets;
