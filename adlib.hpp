@@ -13,7 +13,6 @@
 #include <adlib/runtime/error.hpp>
 #include <adlib/runtime/located.hpp>
 #include <adlib/runtime/node_topology.hpp>
-#include <adlib/runtime/pack.hpp>
 #include <adlib/runtime/sparse_exchange.hpp>
 #include <adlib/runtime/strided_block.hpp>
 
@@ -40,6 +39,7 @@
 #include <adlib/schedules/block_mess_schedule.hpp>
 #include <adlib/schedules/block_redx_schedule.hpp>
 #include <adlib/schedules/data_schedule.hpp>
+#include <adlib/schedules/direction.hpp>
 #include <adlib/schedules/redx_schedule.hpp>
 #include <adlib/schedules/tree_schedule.hpp>
 

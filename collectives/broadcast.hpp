@@ -56,9 +56,9 @@
 #include <adlib/ranges/dist_array.hpp>
 #include <adlib/runtime/configuration.hpp>
 #include <adlib/runtime/detail/hash.hpp>
+#include <adlib/runtime/detail/pack.hpp>
 #include <adlib/runtime/element_type.hpp>
 #include <adlib/runtime/error.hpp>
-#include <adlib/runtime/pack.hpp>
 #include <adlib/runtime/strided_block.hpp>
 #include <adlib/schedules/tree_schedule.hpp>
 
@@ -315,12 +315,12 @@ class Broadcast {
     const T* memory = section.local_view().data();
     if (in_place_) {
       tree_->execute(const_cast<T*>(memory));
-      pack_block(execution_space(), memory, source_, destination);
+      detail::pack_block(execution_space(), memory, source_, destination);
       execution_space().fence();
       return;
     }
     if (offsets_.size() == 0) {
-      pack_block(execution_space(), memory, source_, destination);
+      detail::pack_block(execution_space(), memory, source_, destination);
     } else {
       detail::GatherSection<T, Rank> gather = gather_;
       gather.memory = memory;

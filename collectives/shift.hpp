@@ -59,7 +59,7 @@
 #include <adlib/ranges/dist_array.hpp>
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/error.hpp>
-#include <adlib/runtime/pack.hpp>
+#include <adlib/runtime/detail/pack.hpp>
 #include <adlib/schedules/block_mess_schedule.hpp>
 
 namespace adlib {

@@ -64,8 +64,9 @@
 #include <adlib/runtime/error.hpp>
 #include <adlib/runtime/node_topology.hpp>
 #include <adlib/schedules/block_message_plan.hpp>
+#include <adlib/schedules/detail/message_executor.hpp>
+#include <adlib/schedules/direction.hpp>
 #include <adlib/schedules/exchange_plan.hpp>
-#include <adlib/schedules/message_executor.hpp>
 #include <adlib/schedules/transfer_policy.hpp>
 
 namespace adlib {
@@ -234,7 +235,8 @@ class BlockMessSchedule {
   /// Request sets kept (least recently used evicted): a code that exchanges
   /// up to this many fields (or array pairs) in turn through one schedule
   /// never rebuilds its requests.
-  static constexpr std::size_t kRequestSetsKept = MessageExecutor<MemorySpace>::kRequestSetsKept;
+  static constexpr std::size_t kRequestSetsKept =
+      detail::MessageExecutor<MemorySpace>::kRequestSetsKept;
 
   /// The rank-local plan (the messages after build()).
   const BlockMessagePlan& plan() const { return plan_; }
@@ -268,7 +270,7 @@ class BlockMessSchedule {
   TagLease tag_;
   BlockMessagePlan plan_;
   /// Runs the plan once built (declared last: it refers to comm_ and plan_).
-  MessageExecutor<MemorySpace> executor_;
+  detail::MessageExecutor<MemorySpace> executor_;
 };
 
 // ---------------------------------------------------------------------------

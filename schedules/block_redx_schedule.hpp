@@ -21,7 +21,7 @@
 #include <Kokkos_Core.hpp>
 #include <string>
 
-#include <adlib/runtime/pack.hpp>
+#include <adlib/runtime/detail/pack.hpp>
 #include <adlib/runtime/strided_block.hpp>
 #include <adlib/schedules/redx_schedule.hpp>
 
@@ -54,9 +54,9 @@ class BlockRedxSchedule {
     if (block_.count() == 0) return core_.run(nullptr);
     if (block_.contiguous()) return core_.run(memory + block_.lowest_offset());
     using execution_space = typename MemorySpace::execution_space;
-    pack_block(execution_space(), memory, block_, buffer_.data());
+    detail::pack_block(execution_space(), memory, block_, buffer_.data());
     core_.run(buffer_.data());
-    unpack_block(execution_space(), memory, block_, buffer_.data());
+    detail::unpack_block(execution_space(), memory, block_, buffer_.data());
     execution_space().fence();
   }
 

@@ -31,7 +31,7 @@
 /// subscripts with the layout's Range inquiries (Gather, Scatter).  The
 /// executor underneath is a BlockMessSchedule of index-list messages
 /// (schedule()); over device memory its index lists run as device kernels
-/// (runtime/device_index_list.hpp).
+/// (runtime/detail/device_index_list.hpp).
 #pragma once
 
 #include <Kokkos_Core.hpp>

@@ -48,16 +48,16 @@
 #include <adlib/runtime/located.hpp>
 #include <adlib/runtime/mpi_operation.hpp>
 #include <adlib/runtime/node_topology.hpp>
-#include <adlib/schedules/collective_executor.hpp>
 #include <adlib/schedules/collective_plan.hpp>
+#include <adlib/schedules/detail/collective_runner.hpp>
 
 namespace adlib {
 
 namespace detail {
 
-/// What every reduction schedule shares: the agreement at construction,
-/// the algorithm, the staging decision and the executor of a contiguous
-/// vector of `count` elements in MemorySpace.
+/// The all-reduce under every reduction schedule: its algorithm and MPI
+/// operation over a CollectiveRunner (agreement, topology, staging and
+/// executor, shared with the broadcasts).
 template <class T, class Op, class MemorySpace>
 class AllReduce {
  public:
@@ -65,44 +65,23 @@ class AllReduce {
   /// `fingerprint` come from the schedule above and join the agreement.
   AllReduce(const Comm& members, std::int64_t count, const Op& op, const Configuration& config,
             const char* operation, std::string local_error, std::uint64_t fingerprint)
-      : comm_(members), count_(count), operation_(operation) {
-    static_assert(std::is_trivially_copyable<T>::value, "reduced elements travel as bytes");
-    if (local_error.empty()) local_error = config.error;
-    if (local_error.empty() && (count < 0 || count > INT_MAX))
-      local_error = "a reduction of " + std::to_string(count) +
-                    " elements (from 0 to INT_MAX elements per schedule)";
-    std::uint64_t h = hash_mix(fingerprint, static_cast<std::uint64_t>(count));
-    h = hash_mix(h, element_fingerprint<T>());
-    h = hash_mix(h, op::fingerprint<Op>());
-    h = hash_mix(h, config.fingerprint());
-    tag_ = members.lease_agreed_tag(local_error, h, operation);
-    // Every member holds the same configuration now, so either all or none
-    // of them ask for the nodes (collective the first time).
-    const bool may_use_nodes = config.reduction == ReductionAlgorithm::automatic ||
-                               config.reduction == ReductionAlgorithm::node_aware;
-    const NodeTopology nodes = may_use_nodes ? node_topology(members, config.ranks_per_node)
-                                             : consecutive_nodes(members.rank(), members.size(), 1);
+      : runner_(members, count, operation) {
+    runner_.agree(Runner::argument_error(std::move(local_error), config, count, "reduction"),
+                  hash_mix(fingerprint, op::fingerprint<Op>()), config);
+    const NodeTopology nodes =
+        runner_.topology(config.reduction == ReductionAlgorithm::automatic ||
+                             config.reduction == ReductionAlgorithm::node_aware,
+                         config);
     algorithm_ =
         choose_reduction(config, count * static_cast<std::int64_t>(sizeof(T)), members.size(),
                          static_cast<int>(nodes.leaders.size()), nodes.largest_node);
-    types_ = std::make_unique<ElementTypes>();
-    const MPI_Datatype type = types_->of<T>();
-    if (algorithm_ == ReductionAlgorithm::mpi) mpi_op_ = std::make_unique<MpiOperation<T, Op>>(op);
-    staged_ = stages_through_host<MemorySpace>(config, !mpi_op_ || mpi_op_->predefined_by_mpi());
-    if (staged_ && count > 0)
-      staging_ = Kokkos::View<T*, Kokkos::HostSpace>(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, "adlib::RedxSchedule::staging"),
-          static_cast<std::size_t>(count));
-    if (algorithm_ != ReductionAlgorithm::mpi) {
-      CollectivePlan plan =
-          plan_allreduce(algorithm_, members.rank(), members.size(), count, nodes);
-      if (staged_)
-        host_.emplace(std::move(plan), count, op, members.get(), tag_.tag(), type,
-                      config.collective_piece_bytes);
-      else
-        direct_.emplace(std::move(plan), count, op, members.get(), tag_.tag(), type,
-                        config.collective_piece_bytes);
-    }
+    std::optional<CollectivePlan> plan;
+    if (algorithm_ == ReductionAlgorithm::mpi)
+      mpi_op_ = std::make_unique<MpiOperation<T, Op>>(op);
+    else
+      plan = plan_allreduce(algorithm_, members.rank(), members.size(), count, nodes);
+    runner_.prepare(config, !mpi_op_ || mpi_op_->predefined_by_mpi(), std::move(plan), op,
+                    config.collective_piece_bytes);
   }
 
   /// Reduces the `count` elements at `data` (MemorySpace) in place.
@@ -110,52 +89,31 @@ class AllReduce {
   /// Reduces the `count` elements at `input` into `output` (both in
   /// MemorySpace; the same pointer: in place).
   void run(const T* input, T* output) const {
-    if (count_ == 0) return;
-    if (!staged_) return run_on(input, output, direct_, typename MemorySpace::execution_space());
-    const auto n = static_cast<std::size_t>(count_);
-    Kokkos::deep_copy(
-        staging_,
-        Kokkos::View<const T*, MemorySpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(input, n));
-    run_on(staging_.data(), staging_.data(), host_, Kokkos::DefaultHostExecutionSpace());
-    Kokkos::deep_copy(
-        Kokkos::View<T*, MemorySpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(output, n),
-        staging_);
+    runner_.run(input, output, true, true, [this](const T* in, T* out) {
+      auto scope = mpi_op_->scope();
+      ADLIB_MPI(MPI_Allreduce(in == out ? MPI_IN_PLACE : in, out, static_cast<int>(runner_.count()),
+                              runner_.type(), mpi_op_->get(), runner_.comm().get()),
+                runner_.operation());
+    });
   }
 
   /// The algorithm chosen at construction.
   ReductionAlgorithm algorithm() const { return algorithm_; }
   /// Is the vector staged through host memory?
-  bool staged() const { return staged_; }
+  bool staged() const { return runner_.staged(); }
   /// Elements per execution.
-  std::int64_t count() const { return count_; }
+  std::int64_t count() const { return runner_.count(); }
   /// The members.
-  const Comm& comm() const { return comm_; }
+  const Comm& comm() const { return runner_.comm(); }
   /// The tag of its messages.
-  int tag() const { return tag_.tag(); }
+  int tag() const { return runner_.tag(); }
 
  private:
-  template <class Executor, class ExecutionSpace>
-  void run_on(const T* input, T* data, const std::optional<Executor>& executor,
-              const ExecutionSpace& space) const {
-    if (executor) return executor->run(input, data);
-    space.fence();
-    auto scope = mpi_op_->scope();
-    ADLIB_MPI(MPI_Allreduce(input == data ? MPI_IN_PLACE : input, data, static_cast<int>(count_),
-                            types_->of<T>(), mpi_op_->get(), comm_.get()),
-              operation_);
-  }
+  using Runner = CollectiveRunner<T, Op, MemorySpace>;
 
-  Comm comm_;
-  TagLease tag_;
-  std::int64_t count_ = 0;
-  const char* operation_;
+  Runner runner_;
   ReductionAlgorithm algorithm_ = ReductionAlgorithm::mpi;
-  bool staged_ = false;
-  std::unique_ptr<ElementTypes> types_;
   std::unique_ptr<MpiOperation<T, Op>> mpi_op_;
-  Kokkos::View<T*, Kokkos::HostSpace> staging_;
-  std::optional<CollectiveExecutor<T, Op, Kokkos::HostSpace>> host_;
-  std::optional<CollectiveExecutor<T, Op, MemorySpace>> direct_;
 };
 
 }  // namespace detail

@@ -35,56 +35,43 @@
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/configuration.hpp>
 #include <adlib/runtime/detail/hash.hpp>
+#include <adlib/runtime/detail/pack.hpp>
 #include <adlib/runtime/detail/staging.hpp>
 #include <adlib/runtime/element_type.hpp>
 #include <adlib/runtime/error.hpp>
 #include <adlib/runtime/node_topology.hpp>
-#include <adlib/runtime/pack.hpp>
 #include <adlib/runtime/strided_block.hpp>
-#include <adlib/schedules/collective_executor.hpp>
 #include <adlib/schedules/collective_plan.hpp>
+#include <adlib/schedules/detail/collective_runner.hpp>
 #include <adlib/schedules/redx_schedule.hpp>
 
 namespace adlib {
 
 namespace detail {
 
-/// What both broadcast schedules share: agreement, algorithm, staging and
-/// the executor of a contiguous vector of `count` elements in MemorySpace.
+/// The broadcast under both broadcast schedules: its root and algorithm
+/// over a CollectiveRunner (agreement, topology, staging and executor,
+/// shared with the all-reduce).
 template <class T, class MemorySpace>
-class BroadcastCore {
+class VectorBroadcast {
  public:
   /// Collective over `members`.
-  BroadcastCore(const Comm& members, std::int64_t count, int root, const Configuration& config,
-                const char* operation, std::string local_error, std::uint64_t fingerprint)
-      : comm_(members), count_(count), root_(root), operation_(operation) {
-    static_assert(std::is_trivially_copyable<T>::value, "broadcast elements travel as bytes");
-    if (local_error.empty()) local_error = config.error;
-    if (local_error.empty() && (count < 0 || count > INT_MAX))
-      local_error = "a broadcast of " + std::to_string(count) +
-                    " elements (from 0 to INT_MAX elements per schedule)";
+  VectorBroadcast(const Comm& members, std::int64_t count, int root, const Configuration& config,
+                  const char* operation, std::string local_error, std::uint64_t fingerprint)
+      : runner_(members, count, operation), root_(root) {
+    local_error = Runner::argument_error(std::move(local_error), config, count, "broadcast");
     if (local_error.empty() && (root < 0 || root >= members.size()))
       local_error = "root " + std::to_string(root) + " is not a member (there are " +
                     std::to_string(members.size()) + ")";
-    std::uint64_t h = hash_mix(fingerprint, static_cast<std::uint64_t>(count));
-    h = hash_mix(h, static_cast<std::uint64_t>(root));
-    h = hash_mix(h, element_fingerprint<T>());
-    h = hash_mix(h, config.fingerprint());
-    tag_ = members.lease_agreed_tag(local_error, h, operation);
-    const bool may_use_nodes = config.broadcast == BroadcastAlgorithm::automatic ||
-                               config.broadcast == BroadcastAlgorithm::node_aware;
-    const NodeTopology nodes = may_use_nodes ? node_topology(members, config.ranks_per_node)
-                                             : consecutive_nodes(members.rank(), members.size(), 1);
+    runner_.agree(local_error, hash_mix(fingerprint, static_cast<std::uint64_t>(root)), config);
+    const NodeTopology nodes =
+        runner_.topology(config.broadcast == BroadcastAlgorithm::automatic ||
+                             config.broadcast == BroadcastAlgorithm::node_aware,
+                         config);
     algorithm_ =
         choose_broadcast(config, count * static_cast<std::int64_t>(sizeof(T)), members.size(),
                          static_cast<int>(nodes.leaders.size()), nodes.largest_node);
-    types_ = std::make_unique<ElementTypes>();
-    const MPI_Datatype type = types_->of<T>();
-    staged_ = stages_through_host<MemorySpace>(config);
-    if (staged_ && count > 0)
-      staging_ = Kokkos::View<T*, Kokkos::HostSpace>(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, "adlib::TreeSchedule::staging"),
-          static_cast<std::size_t>(count));
+    std::optional<CollectivePlan> plan;
     if (algorithm_ != BroadcastAlgorithm::mpi) {
       int root_leader = root;
       if (algorithm_ == BroadcastAlgorithm::node_aware) {
@@ -92,59 +79,39 @@ class BroadcastCore {
         root_leader = nodes.node_members.front();
         ADLIB_MPI(MPI_Bcast(&root_leader, 1, MPI_INT, root, members.get()), operation);
       }
-      CollectivePlan plan = plan_broadcast(algorithm_, root, members.rank(), members.size(), count,
-                                           nodes, root_leader);
-      if (staged_)
-        host_.emplace(std::move(plan), count, op::replace, members.get(), tag_.tag(), type);
-      else
-        direct_.emplace(std::move(plan), count, op::replace, members.get(), tag_.tag(), type);
+      plan = plan_broadcast(algorithm_, root, members.rank(), members.size(), count, nodes,
+                            root_leader);
     }
+    runner_.prepare(config, true, std::move(plan), op::replace, 0);
   }
 
   /// Broadcasts the `count` elements at `data` (MemorySpace) from the root.
   void run(T* data) const {
-    if (count_ == 0) return;
-    if (!staged_) return run_on(data, direct_, typename MemorySpace::execution_space());
-
-    Kokkos::View<T*, MemorySpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> values(
-        data, static_cast<std::size_t>(count_));
-    const bool root = comm_.rank() == root_;
-    if (root) Kokkos::deep_copy(staging_, values);
-    run_on(staging_.data(), host_, Kokkos::DefaultHostExecutionSpace());
-    if (!root) Kokkos::deep_copy(values, staging_);
+    const bool root = runner_.comm().rank() == root_;
+    runner_.run(data, data, root, !root, [this](const T*, T* out) {
+      ADLIB_MPI(MPI_Bcast(out, static_cast<int>(runner_.count()), runner_.type(), root_,
+                          runner_.comm().get()),
+                runner_.operation());
+    });
   }
 
   /// The algorithm chosen at construction.
   BroadcastAlgorithm algorithm() const { return algorithm_; }
   /// Is the vector staged through host memory?
-  bool staged() const { return staged_; }
+  bool staged() const { return runner_.staged(); }
   /// Elements per execution.
-  std::int64_t count() const { return count_; }
+  std::int64_t count() const { return runner_.count(); }
   /// The root member.
   int root() const { return root_; }
   /// The members.
-  const Comm& comm() const { return comm_; }
+  const Comm& comm() const { return runner_.comm(); }
 
  private:
-  template <class Executor, class ExecutionSpace>
-  void run_on(T* data, const std::optional<Executor>& executor, const ExecutionSpace& space) const {
-    if (executor) return executor->run(data);
-    space.fence();
-    ADLIB_MPI(MPI_Bcast(data, static_cast<int>(count_), types_->of<T>(), root_, comm_.get()),
-              operation_);
-  }
+  using Runner = CollectiveRunner<T, op::Replace, MemorySpace>;
 
-  Comm comm_;
-  TagLease tag_;
-  std::int64_t count_ = 0;
+  Runner runner_;
   int root_ = 0;
-  const char* operation_;
   BroadcastAlgorithm algorithm_ = BroadcastAlgorithm::mpi;
-  bool staged_ = false;
-  std::unique_ptr<ElementTypes> types_;
-  Kokkos::View<T*, Kokkos::HostSpace> staging_;
-  std::optional<CollectiveExecutor<T, op::Replace, Kokkos::HostSpace>> host_;
-  std::optional<CollectiveExecutor<T, op::Replace, MemorySpace>> direct_;
 };
 
 }  // namespace detail
@@ -190,7 +157,7 @@ class TreeSchedule {
   int root() const { return core_.root(); }
 
  private:
-  detail::BroadcastCore<T, MemorySpace> core_;
+  detail::VectorBroadcast<T, MemorySpace> core_;
 };
 
 /// A broadcast of the root's strided block into every member's block (see
@@ -222,9 +189,9 @@ class BlockTreeSchedule {
     if (block_.contiguous()) return core_.run(memory + block_.lowest_offset());
     using execution_space = typename MemorySpace::execution_space;
     const bool root = core_.comm().rank() == core_.root();
-    if (root) pack_block(execution_space(), memory, block_, buffer_.data());
+    if (root) detail::pack_block(execution_space(), memory, block_, buffer_.data());
     core_.run(buffer_.data());
-    if (!root) unpack_block(execution_space(), memory, block_, buffer_.data());
+    if (!root) detail::unpack_block(execution_space(), memory, block_, buffer_.data());
     execution_space().fence();
   }
 
@@ -242,7 +209,7 @@ class BlockTreeSchedule {
   }
 
   StridedBlock block_;
-  detail::BroadcastCore<T, MemorySpace> core_;
+  detail::VectorBroadcast<T, MemorySpace> core_;
   Kokkos::View<T*, MemorySpace> buffer_;
 };
 

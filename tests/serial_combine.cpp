@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Combine operations in the copy kernels (runtime/pack.hpp, runtime/
+// Combine operations in the copy kernels (runtime/detail/pack.hpp, runtime/
 // combine.hpp): unpacking with replace, add, min, max, product and a user's
 // operation gives, element by element, what a sequential loop over the
 // block's C order gives, including blocks whose targets repeat (a zero
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include <adlib/runtime/combine.hpp>
-#include <adlib/runtime/pack.hpp>
+#include <adlib/runtime/detail/pack.hpp>
 #include "block_reference.hpp"
 #include "test_layouts.hpp"
 
@@ -45,7 +45,7 @@ void check_unpack(const StridedBlock& block, Op op, const char* what) {
   for (std::size_t i = 0; i < memory.size(); ++i) memory[i] = T(3 + i % 5);
   for (std::size_t k = 0; k < buffer.size(); ++k) buffer[k] = T(1 + (7 * k) % 11);
   const std::vector<T> expected = reference_unpack(memory, block, buffer, op);
-  adlib::unpack_block<T>(Space(), memory.data(), block, buffer.data(), op);
+  adlib::detail::unpack_block<T>(Space(), memory.data(), block, buffer.data(), op);
   Space().fence();
   EXPECT_EQ(memory, expected) << what << " into " << block.to_string();
 }
@@ -75,8 +75,8 @@ TEST(SerialCombine, RepeatedTargetsCountEveryValue) {
   // Six values onto one element: the sum of all of them.
   std::vector<int> memory{10, 0};
   const std::vector<int> buffer{1, 2, 3, 4, 5, 6};
-  adlib::unpack_block<int>(Space(), memory.data(), StridedBlock::make(0, {6}, {0}), buffer.data(),
-                           adlib::op::add);
+  adlib::detail::unpack_block<int>(Space(), memory.data(), StridedBlock::make(0, {6}, {0}),
+                                   buffer.data(), adlib::op::add);
   Space().fence();
   EXPECT_EQ(memory[0], 31);
   EXPECT_EQ(memory[1], 0);

@@ -11,9 +11,9 @@
 #include <cstdint>
 #include <vector>
 
-#include <adlib/runtime/device_index_list.hpp>
+#include <adlib/runtime/detail/device_index_list.hpp>
+#include <adlib/runtime/detail/pack.hpp>
 #include <adlib/runtime/index_list.hpp>
-#include <adlib/runtime/pack.hpp>
 #include <adlib/schedules/block_message_plan.hpp>
 #include "test_layouts.hpp"
 
@@ -101,7 +101,7 @@ TEST(SerialIndexList, PackUnpackAndLocalCopyFollowTheList) {
     const IndexList list = IndexList::from(offsets);
     std::vector<long long> memory(600), buffer(offsets.size());
     for (std::size_t i = 0; i < memory.size(); ++i) memory[i] = 10 * static_cast<long long>(i);
-    adlib::pack_indices<long long>(space, memory.data(), list, buffer.data());
+    adlib::detail::pack_indices<long long>(space, memory.data(), list, buffer.data());
     for (std::size_t k = 0; k < offsets.size(); ++k) ASSERT_EQ(buffer[k], memory[offsets[k]]);
     // Unpack with add: every value counts, repeats included.
     std::vector<long long> target(600, 1), expected(600, 1);
@@ -109,14 +109,15 @@ TEST(SerialIndexList, PackUnpackAndLocalCopyFollowTheList) {
       buffer[k] = static_cast<long long>(k) + 1;
       expected[offsets[k]] += buffer[k];
     }
-    adlib::unpack_indices<long long>(space, target.data(), list, buffer.data(), adlib::op::add);
+    adlib::detail::unpack_indices<long long>(space, target.data(), list, buffer.data(),
+                                             adlib::op::add);
     ASSERT_EQ(target, expected);
     // A local copy between two lists of equal length and other shapes.
     Offsets reversed(offsets.rbegin(), offsets.rend());
     std::vector<long long> copy(600, -1), want(600, -1);
     for (std::size_t k = 0; k < offsets.size(); ++k) want[reversed[k]] = memory[offsets[k]];
-    adlib::copy_indices<long long>(space, copy.data(), IndexList::from(reversed), memory.data(),
-                                   list);
+    adlib::detail::copy_indices<long long>(space, copy.data(), IndexList::from(reversed),
+                                           memory.data(), list);
     ASSERT_EQ(copy, want);
   }
 }
@@ -136,12 +137,12 @@ TEST(SerialIndexList, DeviceKernelsFollowTheListInOrder) {
   for (int trial = 0; trial < 300; ++trial) {
     const Offsets offsets = random_offsets(rng);
     const IndexList host_list = IndexList::from(offsets);
-    const auto list = adlib::DeviceIndexList<Space>::from(host_list);
+    const auto list = adlib::detail::DeviceIndexList<Space>::from(host_list);
     ASSERT_EQ(list.count, static_cast<std::int64_t>(offsets.size()));
     ASSERT_EQ(list.repeats, host_list.repeats);
     std::vector<long long> memory(600), buffer(offsets.size());
     for (std::size_t i = 0; i < memory.size(); ++i) memory[i] = 10 * static_cast<long long>(i);
-    adlib::pack_indices<long long>(space, memory.data(), list, buffer.data());
+    adlib::detail::pack_indices<long long>(space, memory.data(), list, buffer.data());
     space.fence();
     for (std::size_t k = 0; k < offsets.size(); ++k) ASSERT_EQ(buffer[k], memory[offsets[k]]);
     for (std::size_t k = 0; k < offsets.size(); ++k) buffer[k] = static_cast<long long>(k) + 1;
@@ -153,18 +154,19 @@ TEST(SerialIndexList, DeviceKernelsFollowTheListInOrder) {
       want_replaced[offsets[k]] = buffer[k];
       want_combined[offsets[k]] = (3 * want_combined[offsets[k]] + buffer[k]) % kModulus;
     }
-    adlib::unpack_indices<long long>(space, replaced.data(), list, buffer.data());
-    adlib::unpack_indices<long long>(space, combined.data(), list, buffer.data(), ordered);
+    adlib::detail::unpack_indices<long long>(space, replaced.data(), list, buffer.data());
+    adlib::detail::unpack_indices<long long>(space, combined.data(), list, buffer.data(), ordered);
     space.fence();
     ASSERT_EQ(replaced, want_replaced);
     ASSERT_EQ(combined, want_combined);
     // A local copy into a list of other shape, combining in order.
     const Offsets reversed(offsets.rbegin(), offsets.rend());
-    const auto source = adlib::DeviceIndexList<Space>::from(IndexList::from(reversed));
+    const auto source = adlib::detail::DeviceIndexList<Space>::from(IndexList::from(reversed));
     std::vector<long long> copy(600, 1), want(600, 1);
     for (std::size_t k = 0; k < offsets.size(); ++k)
       want[offsets[k]] = (3 * want[offsets[k]] + memory[reversed[k]]) % kModulus;
-    adlib::copy_indices<long long>(space, copy.data(), list, memory.data(), source, ordered);
+    adlib::detail::copy_indices<long long>(space, copy.data(), list, memory.data(), source,
+                                           ordered);
     space.fence();
     ASSERT_EQ(copy, want);
   }
@@ -189,7 +191,7 @@ TEST(SerialIndexList, SortedListsCombineAsIfUnpackedOneAfterTheOther) {
     const int count = static_cast<int>(rng.uniform(0, 5));
     std::vector<Offsets> targets(static_cast<std::size_t>(count));
     std::vector<std::vector<long long>> values(targets.size());
-    std::vector<adlib::SortedContributions> lists;
+    std::vector<adlib::detail::SortedContributions> lists;
     long long next = 1;
     for (std::size_t l = 0; l < targets.size(); ++l) {
       const std::int64_t n = rng.chance(20) ? 0 : rng.uniform(1, 3000);
@@ -206,8 +208,8 @@ TEST(SerialIndexList, SortedListsCombineAsIfUnpackedOneAfterTheOther) {
       for (std::size_t k = 0; k < targets[l].size(); ++k)
         want[targets[l][k]] = (3 * want[targets[l][k]] + values[l][k]) % kModulus;
     std::vector<std::int64_t> positions(targets.size());
-    adlib::combine_sorted_lists<long long>(space, memory.data(), lists.data(), count,
-                                           positions.data(), ordered);
+    adlib::detail::combine_sorted_lists<long long>(space, memory.data(), lists.data(), count,
+                                                   positions.data(), ordered);
     ASSERT_EQ(memory, want) << "trial " << trial;
   }
 }

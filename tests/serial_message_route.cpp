@@ -10,7 +10,7 @@
 #include <vector>
 
 #include <adlib/schedules/block_message_plan.hpp>
-#include <adlib/schedules/message_route.hpp>
+#include <adlib/schedules/detail/message_route.hpp>
 
 // Own namespace: the test programs compile several files per translation
 // unit (unity batches, tests/CMakeLists.txt), and names must not meet.
@@ -20,12 +20,12 @@ namespace {
 
 using adlib::BlockMessagePlan;
 using adlib::Direction;
-using adlib::MessageRoute;
-using adlib::RouteKind;
-using adlib::RouteMemory;
 using adlib::StridedBlock;
 using adlib::TransferMethod;
 using adlib::TransferPolicy;
+using adlib::detail::MessageRoute;
+using adlib::detail::RouteKind;
+using adlib::detail::RouteMemory;
 
 // Rank 1 of 3: to rank 0 a contiguous run (direct), to rank 2 a column
 // (strided); from rank 0 a column, from rank 2 a contiguous run; and a

@@ -8,8 +8,8 @@
 #include <random>
 #include <vector>
 
+#include <adlib/runtime/detail/pack.hpp>
 #include <adlib/runtime/error.hpp>
-#include <adlib/runtime/pack.hpp>
 #include <adlib/runtime/tag_allocator.hpp>
 #include <adlib/version.hpp>
 #include "block_reference.hpp"
@@ -93,7 +93,7 @@ TEST(Pack, RandomBlocksMatchReference) {
     std::vector<double> memory(needed);
     for (std::int64_t i = 0; i < needed; ++i) memory[i] = double(i);
     std::vector<double> buffer(offsets.size() + 1, -1.0);
-    adlib::pack_block<double>(space, memory.data(), b, buffer.data());
+    adlib::detail::pack_block<double>(space, memory.data(), b, buffer.data());
     space.fence();
     for (size_t p = 0; p < offsets.size(); ++p)
       ASSERT_EQ(buffer[p], double(offsets[p])) << b.to_string() << " element " << p;
@@ -102,7 +102,7 @@ TEST(Pack, RandomBlocksMatchReference) {
     // Unpack a distinct value per element; everything else stays untouched.
     std::vector<double> target(needed, -2.0), values(offsets.size());
     for (size_t p = 0; p < values.size(); ++p) values[p] = 1000.0 + double(p);
-    adlib::unpack_block<double>(space, target.data(), b, values.data());
+    adlib::detail::unpack_block<double>(space, target.data(), b, values.data());
     space.fence();
     std::vector<double> expected(needed, -2.0);
     for (size_t p = 0; p < offsets.size(); ++p) expected[offsets[p]] = values[p];
@@ -117,7 +117,7 @@ TEST(Pack, RandomBlocksMatchReference) {
       s *= b.extents[d];
     }
     std::vector<double> copied(offsets.size() + 1, -3.0);
-    adlib::copy_block<double>(space, copied.data(), dense, memory.data(), b);
+    adlib::detail::copy_block<double>(space, copied.data(), dense, memory.data(), b);
     space.fence();
     for (size_t p = 0; p < offsets.size(); ++p) ASSERT_EQ(copied[p], double(offsets[p]));
     ASSERT_EQ(copied[offsets.size()], -3.0);
@@ -134,7 +134,8 @@ TEST(Pack, SharedSourceWalkMatchesSeparateCopies) {
     std::int64_t needed = 0;
     adlib::StridedBlock shape = random_block(rng, needed);
     if (trial % 10 == 0) shape = adlib::StridedBlock::make(3, {1500}, {2});  // long inner rows
-    const int copies = std::uniform_int_distribution<int>(1, adlib::kMaxSharedSourceCopies)(rng);
+    const int copies =
+        std::uniform_int_distribution<int>(1, adlib::detail::kMaxSharedSourceCopies)(rng);
     std::vector<adlib::StridedBlock> sources, targets;
     std::int64_t source_span = 0;
     for (int k = 0; k < copies; ++k) {
@@ -160,10 +161,11 @@ TEST(Pack, SharedSourceWalkMatchesSeparateCopies) {
       together[k].assign(span, -1.0);
       separate[k].assign(span, -1.0);
       bases.push_back(together[k].data());
-      adlib::copy_block<double>(space, separate[k].data(), targets[k], source.data(), sources[k]);
+      adlib::detail::copy_block<double>(space, separate[k].data(), targets[k], source.data(),
+                                        sources[k]);
     }
-    adlib::copy_blocks_sharing_source<double>(space, source.data(), sources.data(), bases.data(),
-                                              targets.data(), copies);
+    adlib::detail::copy_blocks_sharing_source<double>(space, source.data(), sources.data(),
+                                                      bases.data(), targets.data(), copies);
     space.fence();
     for (int k = 0; k < copies; ++k) ASSERT_EQ(together[k], separate[k]) << shape.to_string();
   }

@@ -11,8 +11,8 @@
 #include <set>
 #include <vector>
 
+#include <adlib/runtime/detail/pack.hpp>
 #include <adlib/runtime/error.hpp>
-#include <adlib/runtime/pack.hpp>
 #include <adlib/runtime/strided_block.hpp>
 #include <adlib/schedules/block_message_plan.hpp>
 #include "block_reference.hpp"
@@ -187,7 +187,7 @@ TEST(SerialPack, PackUnpackAndCopyMoveTheSequence) {
     const std::int64_t size = o.empty() ? 1 : b.highest_offset() + 3;
     std::vector<double> memory(size), buffer(o.size() + 1, -5.0);
     for (std::int64_t i = 0; i < size; ++i) memory[i] = 100.0 + double(i);
-    adlib::pack_block<double>(space, memory.data(), b, buffer.data());
+    adlib::detail::pack_block<double>(space, memory.data(), b, buffer.data());
     space.fence();
     for (size_t i = 0; i < o.size(); ++i)
       ASSERT_EQ(buffer[i], 100.0 + double(o[i])) << b.to_string() << " element " << i;
@@ -195,7 +195,7 @@ TEST(SerialPack, PackUnpackAndCopyMoveTheSequence) {
     if (!injective(b)) continue;  // unpack into repeated offsets: last write wins, skip
     std::vector<double> target(size, -1.0);
     for (size_t i = 0; i < o.size(); ++i) buffer[i] = 1000.0 + double(i);
-    adlib::unpack_block<double>(space, target.data(), b, buffer.data());
+    adlib::detail::unpack_block<double>(space, target.data(), b, buffer.data());
     space.fence();
     std::vector<double> want(size, -1.0);
     for (size_t i = 0; i < o.size(); ++i) want[o[i]] = 1000.0 + double(i);
@@ -209,7 +209,7 @@ TEST(SerialPack, PackUnpackAndCopyMoveTheSequence) {
     const Offsets oc = offsets_of(c);
     const std::int64_t csize = oc.empty() ? 1 : c.highest_offset() + 1;
     std::vector<double> copy(csize, -1.0), copy_want(csize, -1.0);
-    adlib::copy_block<double>(space, copy.data(), c, memory.data(), b);
+    adlib::detail::copy_block<double>(space, copy.data(), c, memory.data(), b);
     space.fence();
     for (size_t i = 0; i < oc.size(); ++i) copy_want[oc[i]] = memory[o[i]];
     ASSERT_EQ(copy, copy_want) << c.to_string() << " <- " << b.to_string();

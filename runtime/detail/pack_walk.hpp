@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Implementation detail of runtime/pack.hpp: the row walks behind copy_block
+// Implementation detail of runtime/detail/pack.hpp: the row walks behind copy_block
 // and copy_blocks_sharing_source.  Not part of the documented API.
 #pragma once
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // MessageExecutor's executions of complex elements, compiled once, in the
 // library (see the end of message_executor.hpp).
-#include <adlib/schedules/message_executor.hpp>
+#include <adlib/schedules/detail/message_executor.hpp>
 
-namespace adlib {
+namespace adlib::detail {
 
 ADLIB_SHIPPED_ARITHMETIC_COMBINES(ADLIB_MESSAGE_EXECUTOR_DEFINE, std::complex<double>)
 ADLIB_SHIPPED_ARITHMETIC_COMBINES(ADLIB_MESSAGE_EXECUTOR_DEFINE, std::complex<float>)
 
-}  // namespace adlib
+}  // namespace adlib::detail

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // MessageExecutor's executions of double elements, compiled once, in
 // the library (see the end of message_executor.hpp).
-#include <adlib/schedules/message_executor.hpp>
+#include <adlib/schedules/detail/message_executor.hpp>
 
-namespace adlib {
+namespace adlib::detail {
 
 ADLIB_SHIPPED_ORDERED_COMBINES(ADLIB_MESSAGE_EXECUTOR_DEFINE, double)
 
-}  // namespace adlib
+}  // namespace adlib::detail

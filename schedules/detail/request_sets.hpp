@@ -23,9 +23,9 @@
 #include <vector>
 
 #include <adlib/runtime/block_datatype.hpp>
-#include <adlib/schedules/message_route.hpp>
+#include <adlib/schedules/detail/message_route.hpp>
 
-namespace adlib {
+namespace adlib::detail {
 
 /// What a request set is bound to: a route, an element datatype, and the
 /// arrays' addresses where a message travels in place (else null).
@@ -101,4 +101,4 @@ class RequestSets {
   std::uint64_t clock_ = 0;
 };
 
-}  // namespace adlib
+}  // namespace adlib::detail

@@ -23,13 +23,13 @@
 #include <unordered_map>
 #include <vector>
 
+#include <adlib/runtime/detail/device_index_list.hpp>
+#include <adlib/runtime/detail/pack.hpp>
 #include <adlib/runtime/detail/staging.hpp>
-#include <adlib/runtime/device_index_list.hpp>
-#include <adlib/runtime/pack.hpp>
 #include <adlib/schedules/block_message_plan.hpp>
-#include <adlib/schedules/message_route.hpp>
+#include <adlib/schedules/detail/message_route.hpp>
 
-namespace adlib {
+namespace adlib::detail {
 
 /// The copy kernels of one schedule (see the file overview), with the
 /// index lists and scratch they keep between executions.
@@ -201,4 +201,4 @@ class RouteCopies {
   std::vector<std::int64_t> merged_positions_;
 };
 
-}  // namespace adlib
+}  // namespace adlib::detail

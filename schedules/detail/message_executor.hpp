@@ -39,14 +39,14 @@
 #include <adlib/runtime/error.hpp>
 #include <adlib/runtime/shipped_types.hpp>
 #include <adlib/schedules/block_message_plan.hpp>
-#include <adlib/schedules/message_buffers.hpp>
-#include <adlib/schedules/message_route.hpp>
-#include <adlib/schedules/pending_execution.hpp>
-#include <adlib/schedules/request_sets.hpp>
-#include <adlib/schedules/route_copies.hpp>
+#include <adlib/schedules/detail/message_buffers.hpp>
+#include <adlib/schedules/detail/message_route.hpp>
+#include <adlib/schedules/detail/pending_execution.hpp>
+#include <adlib/schedules/detail/request_sets.hpp>
+#include <adlib/schedules/detail/route_copies.hpp>
 #include <adlib/schedules/transfer_policy.hpp>
 
-namespace adlib {
+namespace adlib::detail {
 
 /// Runs a built BlockMessagePlan (see the file overview).  Neither copyable
 /// nor movable: persistent requests point into its buffers, and it refers to
@@ -378,4 +378,4 @@ void MessageExecutor<MemorySpace>::release() {
 extern template class MessageExecutor<Kokkos::HostSpace>;
 ADLIB_FOR_EACH_SHIPPED_COMBINE(ADLIB_MESSAGE_EXECUTOR_EXTERN)
 
-}  // namespace adlib
+}  // namespace adlib::detail

@@ -33,7 +33,7 @@
 #include <adlib/runtime/index_list.hpp>
 #include <adlib/runtime/strided_block.hpp>
 
-namespace adlib {
+namespace adlib::detail {
 
 /// Element-by-element copy between two blocks of equal extents (the blocks
 /// are not normalised separately: they must keep matching dimensions), each
@@ -194,7 +194,6 @@ void copy_blocks_sharing_source(const ExecSpace& space, const T* src,
 
 /// Index lists (runtime/index_list.hpp) are host plans: these run in host
 /// execution spaces only (schedules refuse index lists over device memory).
-namespace detail {
 
 /// How many elements ahead the index-list loops ask the cache for the
 /// element they will reach: a loop over scattered offsets into a block larger
@@ -227,7 +226,6 @@ void require_host_for_indices() {
                 "these IndexList kernels run in host execution spaces (DeviceIndexList runs "
                 "elsewhere): choose between them at compile time");
 }
-}  // namespace detail
 
 /// buffer[0, list.count) <- the elements of `memory` at the list's offsets,
 /// in list order: one loop over the segments (a run is one row copy).
@@ -306,7 +304,6 @@ struct SortedContributions {
   std::int64_t count = 0;                 ///< contributions
 };
 
-namespace detail {
 /// Bytes of target memory combine_sorted_lists covers before it moves to the
 /// next list: small enough that the lines one list brought in are still in
 /// the core's cache when the next list combines into them (measured alike
@@ -347,7 +344,6 @@ void walk_sorted_lists(int count, std::int64_t stretch, std::int64_t* positions,
     }
   }
 }
-}  // namespace detail
 
 /// Combines (`combine`) every contribution of lists[0, count) into `memory`
 /// in one walk over it: the lists take turns by stretches of target memory,
@@ -498,4 +494,4 @@ void copy_indices(const ExecSpace& space, T* dst, const IndexList& dst_list, con
       });
 }
 
-}  // namespace adlib
+}  // namespace adlib::detail

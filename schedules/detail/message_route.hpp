@@ -23,13 +23,10 @@
 #include <vector>
 
 #include <adlib/schedules/block_message_plan.hpp>
+#include <adlib/schedules/direction.hpp>
 #include <adlib/schedules/transfer_policy.hpp>
 
-namespace adlib {
-
-/// Which way an execution moves data: forward from the send blocks of `src` to
-/// the receive blocks of `dst`, backward the other way.
-enum class Direction { forward, backward };
+namespace adlib::detail {
 
 /// The kind of execution a route is made for.
 struct RouteKind {
@@ -78,7 +75,7 @@ struct SourceCopy {
 };
 
 /// Copies whose sources have one shape (extents and strides), walked together
-/// so each source row is read once (runtime/pack.hpp,
+/// so each source row is read once (runtime/detail/pack.hpp,
 /// copy_blocks_sharing_source); `packs` says whether one of them feeds a
 /// message.
 struct SourceWalk {
@@ -181,4 +178,4 @@ class MessageRoute {
   std::int64_t merged_local_offset_ = 0;
 };
 
-}  // namespace adlib
+}  // namespace adlib::detail

@@ -2,9 +2,9 @@
 // The request sets' untyped work: finding, evicting, making and freeing
 // persistent requests (see request_sets.hpp).
 #include <adlib/runtime/error.hpp>
-#include <adlib/schedules/request_sets.hpp>
+#include <adlib/schedules/detail/request_sets.hpp>
 
-namespace adlib {
+namespace adlib::detail {
 
 namespace {
 
@@ -87,4 +87,4 @@ void RequestSets::free(RequestSet& set) {
       if (r != MPI_REQUEST_NULL) ADLIB_MPI_CLEANUP(MPI_Request_free(&r));
 }
 
-}  // namespace adlib
+}  // namespace adlib::detail

@@ -35,7 +35,7 @@
 #include <adlib/runtime/combine.hpp>
 #include <adlib/runtime/index_list.hpp>
 
-namespace adlib {
+namespace adlib::detail {
 
 /// An IndexList in MemorySpace (see the file overview).
 template <class MemorySpace>
@@ -158,4 +158,4 @@ void copy_indices(const ExecSpace& space, T* dst, const DeviceIndexList<MemorySp
       });
 }
 
-}  // namespace adlib
+}  // namespace adlib::detail

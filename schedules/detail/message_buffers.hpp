@@ -20,7 +20,7 @@
 #include <string>
 #include <utility>
 
-namespace adlib {
+namespace adlib::detail {
 
 /// The pack buffers of one schedule (see the file overview).
 template <class MemorySpace>
@@ -98,4 +98,4 @@ class MessageBuffers {
   HostBytes outgoing_host_, incoming_host_;
 };
 
-}  // namespace adlib
+}  // namespace adlib::detail

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include <adlib/schedules/message_route.hpp>
+#include <adlib/schedules/detail/message_route.hpp>
 
 #include <string>
 #include <unordered_map>
 
-#include <adlib/runtime/pack.hpp>
+#include <adlib/runtime/detail/pack.hpp>
 
-namespace adlib {
+namespace adlib::detail {
 
 namespace {
 
@@ -158,4 +158,4 @@ MessageRoute::MessageRoute(const BlockMessagePlan& plan, const RouteKind& kind,
   }
 }
 
-}  // namespace adlib
+}  // namespace adlib::detail

@@ -31,9 +31,7 @@
 #include <adlib/runtime/error.hpp>
 #include <adlib/schedules/collective_plan.hpp>
 
-namespace adlib {
-
-namespace detail {
+namespace adlib::detail {
 
 /// part[i] = arrived[i] (x) base[i] or base[i] (x) arrived[i]: which side
 /// holds the lower ranks decides the order of the operands.  `base` is the
@@ -96,8 +94,6 @@ inline OutOfPlaceSources out_of_place_sources(const CollectivePlan& plan, std::i
   if (covered(0, count) != 1 && count > 0) sources.copy_first = true;
   return sources;
 }
-
-}  // namespace detail
 
 /// Runs a CollectivePlan (see the file overview).  `WorkSpace` is the
 /// memory space of the vector it runs on; movable, not copyable.
@@ -248,4 +244,4 @@ class CollectiveExecutor {
   mutable std::vector<MPI_Request> requests_;  // sized for the longest step
 };
 
-}  // namespace adlib
+}  // namespace adlib::detail

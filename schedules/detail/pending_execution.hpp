@@ -18,10 +18,10 @@
 #include <cstddef>
 #include <vector>
 
-#include <adlib/schedules/message_route.hpp>
-#include <adlib/schedules/request_sets.hpp>
+#include <adlib/schedules/detail/message_route.hpp>
+#include <adlib/schedules/detail/request_sets.hpp>
 
-namespace adlib {
+namespace adlib::detail {
 
 /// The execution in flight of an executor of type `Owner` (see the file
 /// overview).
@@ -88,4 +88,4 @@ class PendingExecution {
   Finish finish_ = nullptr;
 };
 
-}  // namespace adlib
+}  // namespace adlib::detail
