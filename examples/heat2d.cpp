@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
 
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
-    adlib::WriteHalo<double, 2> halo(u);  // every ghost cell, corners: the deep-halo stencil
+    adlib::WriteHalo halo(u);  // every ghost cell, corners: the deep-halo stencil
     const double build_s = adlib::max_over(grid, MPI_Wtime() - t0);
     if (root)
       std::printf(

@@ -186,8 +186,8 @@ int main(int argc, char** argv) {
   // reflection stays inside the rows; edge leaves every outside row alone.
   adlib::DistArray<double, 2> r(grid,
                                 {adlib::block(3).ghosts(4), adlib::block(m).ghosts(1).periodic()});
-  adlib::WriteHalo<double, 2> mirror(r, {4, 1}, {4, 1}, {Boundary::mirror, Boundary::cyclic});
-  adlib::WriteHalo<double, 2> edge(r, {4, 1}, {4, 1}, {Boundary::edge, Boundary::cyclic});
+  adlib::WriteHalo mirror(r, {4, 1}, {4, 1}, {Boundary::mirror, Boundary::cyclic});
+  adlib::WriteHalo edge(r, {4, 1}, {4, 1}, {Boundary::edge, Boundary::cyclic});
   for (adlib::WriteHalo<double, 2>* schedule : {&mirror, &edge}) {
     adlib::DistArray<double, 2> c(r.layout());
     c.fill([&](const auto& g) { return value_of(c, g); });
@@ -199,7 +199,7 @@ int main(int argc, char** argv) {
   adlib::ProcessGrid solo(comm, {1});
   adlib::DistArray<double, 1> s(solo, {adlib::block(5).ghosts(3)});
   s.fill([&](const auto& g) { return value_of(s, g); });
-  adlib::WriteHalo<double, 1> reflect(s, {3}, {3}, {Boundary::mirror});
+  adlib::WriteHalo reflect(s, {3}, {3}, {Boundary::mirror});
   reflect.execute(s);
   ok &= cells_hold(s, reflect.halo());
   if (s.holds_data()) {
