@@ -66,6 +66,7 @@
 #include <adlib/collectives/print_options.hpp>
 #include <adlib/collectives/remap.hpp>
 #include <adlib/collectives/remap_plan.hpp>
+#include <adlib/collectives/scalar_reductions.hpp>
 #include <adlib/collectives/scatter.hpp>
 #include <adlib/collectives/shift.hpp>
 #include <adlib/collectives/shift_plan.hpp>

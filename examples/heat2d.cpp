@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // heat2d: the explicit heat equation on an N x N grid over a 2-D process
 // grid, with one WriteHalo schedule built once and executed every exchange
-// (and one RedxSchedule, the maxima over ranks of the progress and report).
+// (and adlib::max_over, the maxima over ranks of the progress and report).
 //
 //   u(t+1) = u + r * (u[i-1][j] + u[i+1][j] + u[i][j-1] + u[i][j+1] - 4u),  r = 0.2
 //
@@ -29,13 +29,12 @@
 #include <vector>
 
 #include <adlib/adlib.hpp>
-#include <adlib/collectives/group_comm.hpp>
-#include <adlib/schedules/redx_schedule.hpp>
 
 namespace {
 
 using adlib::Index;
 using Field = adlib::DistArray<double, 2>;
+using Box = adlib::LocalBox<2>;
 
 constexpr double kRate = 0.2;  // r <= 1/4 keeps the explicit scheme stable
 
@@ -81,45 +80,30 @@ double mode(Index i, Index j, Index n) {
   return std::sin(h * double(i + 1)) * std::sin(h * double(j + 1));
 }
 
-// Local index bounds of this rank's owned cells, widened by `e` cells but
-// kept inside the global domain: [lo, hi) per dimension, from the owned box
-// (local and global corners of the owned block).
-struct Box {
-  Index lo[2], hi[2];
-};
+// This rank's owned cells widened by `e` ghost cells, but never beyond the
+// global domain: the ghost cells outside it hold the boundary's zeros.
 Box widened(const Field& a, Index e) {
-  const adlib::LocalBox<2> owned = a.owned_box();
-  Box b;
+  Box box = a.owned_box();
   for (int d = 0; d < 2; ++d) {
-    const Index start = owned.global_begin(d), end = start + owned.extent(d);
-    const Index first = std::max<Index>(start - e, 0), last = std::min<Index>(end + e, a.extent(d));
-    b.lo[d] = owned.begin(d) - (start - first);
-    b.hi[d] = owned.end(d) + (last - end);
+    const Index start = box.global_begin(d), end = start + box.extent(d);
+    box.lo[d] -= std::min(e, start);
+    box.hi[d] += std::min(e, a.extent(d) - end);
   }
-  return b;
+  return box;
 }
 
-// One explicit step from u into v on the local cells [lo, hi) of `box`.
+// One explicit step from u into v on the local cells of `box`.
 void step(const Field& u, const Field& v, const Box& box) {
-  if (box.lo[0] >= box.hi[0] || box.lo[1] >= box.hi[1]) return;
+  if (box.empty()) return;
   auto from = u.local_view();
   auto to = v.local_view();
   using Policy = Kokkos::MDRangePolicy<Kokkos::Rank<2>>;
   Kokkos::parallel_for(
-      "heat2d::step", Policy({box.lo[0], box.lo[1]}, {box.hi[0], box.hi[1]}),
+      "heat2d::step", Policy({box.begin(0), box.begin(1)}, {box.end(0), box.end(1)}),
       KOKKOS_LAMBDA(Index i, Index j) {
         to(i, j) = from(i, j) + kRate * (from(i - 1, j) + from(i + 1, j) + from(i, j - 1) +
                                          from(i, j + 1) - 4.0 * from(i, j));
       });
-}
-
-// The same step restricted to `box` minus `hole` (a frame), in four strips.
-void step_frame(const Field& u, const Field& v, const Box& box, const Box& hole) {
-  if (hole.lo[0] >= hole.hi[0] || hole.lo[1] >= hole.hi[1]) return step(u, v, box);
-  step(u, v, {{box.lo[0], box.lo[1]}, {hole.lo[0], box.hi[1]}});
-  step(u, v, {{hole.hi[0], box.lo[1]}, {box.hi[0], box.hi[1]}});
-  step(u, v, {{hole.lo[0], box.lo[1]}, {hole.hi[0], hole.lo[1]}});
-  step(u, v, {{hole.lo[0], hole.hi[1]}, {hole.hi[0], box.hi[1]}});
 }
 
 }  // namespace
@@ -137,16 +121,11 @@ int main(int argc, char** argv) {
     Field u(grid, {adlib::block(o.n).ghosts(w), adlib::block(o.n).ghosts(w)}, "u");
     Field v(u.layout(), "v");
     u.fill([&](auto g) { return mode(g[0], g[1], o.n); });
-    // The maxima over ranks (residual, error, times): one reduction schedule
-    // over the array's group, built once and executed at every report.
-    const adlib::RedxSchedule<double, adlib::op::Max, Kokkos::HostSpace> largest(
-        adlib::group_comm(adlib::Group(grid)), 1);
-    const auto max_over_ranks = [&](double x) { return largest.reduce(x); };
 
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
-    adlib::WriteHalo<double, 2> halo(u);  // every ghost cell, corners: the deep-halo stencil
-    const double build_s = max_over_ranks(MPI_Wtime() - t0);
+    adlib::WriteHalo halo(u);  // every ghost cell, corners: the deep-halo stencil
+    const double build_s = adlib::max_over(grid, MPI_Wtime() - t0);
     if (root)
       std::printf(
           "heat2d: %ld x %ld on a %d x %d grid, %d steps, ghost width %ld\n"
@@ -156,7 +135,7 @@ int main(int argc, char** argv) {
 
     double comm_s = 0, loop_s = 0;
     int exchanges = 0;
-    const Box owned = widened(u, 0);
+    const Box owned = u.owned_box();
     MPI_Barrier(MPI_COMM_WORLD);
     const double loop_start = MPI_Wtime();
     Field* now = &u;
@@ -170,14 +149,15 @@ int main(int argc, char** argv) {
         double t = MPI_Wtime();
         halo.start(*now);
         comm_s += MPI_Wtime() - t;
-        const Box inner{{owned.lo[0] + 1, owned.lo[1] + 1}, {owned.hi[0] - 1, owned.hi[1] - 1}};
+        const Box inner = owned.interior(1);
         step(*now, *next, inner);
         Kokkos::fence();
         t = MPI_Wtime();
         halo.finish();
         comm_s += MPI_Wtime() - t;
         ++exchanges;
-        step_frame(*now, *next, box, inner);
+        const auto frame = box.strips_around(inner);
+        for (int k = 0; k < int(frame.size()); ++k) step(*now, *next, frame[k]);
       } else {
         step(*now, *next, box);
       }
@@ -187,16 +167,16 @@ int main(int argc, char** argv) {
         // Residual: the largest change of the last step, over all ranks.
         double change = 0;
         const auto a = now->local_view(), b = next->local_view();
-        for (Index i = owned.lo[0]; i < owned.hi[0]; ++i)
-          for (Index j = owned.lo[1]; j < owned.hi[1]; ++j)
+        for (Index i = owned.begin(0); i < owned.end(0); ++i)
+          for (Index j = owned.begin(1); j < owned.end(1); ++j)
             change = std::max(change, std::abs(a(i, j) - b(i, j)));
-        const double residual = max_over_ranks(change);
+        const double residual = adlib::max_over(grid, change);
         const double rate = double(s + 1) / (MPI_Wtime() - loop_start);
         if (root) std::printf(" %8d %14.6e %10.1f\n", s + 1, residual, rate);
       }
     }
-    loop_s = max_over_ranks(MPI_Wtime() - loop_start);
-    comm_s = max_over_ranks(comm_s);
+    loop_s = adlib::max_over(grid, MPI_Wtime() - loop_start);
+    comm_s = adlib::max_over(grid, comm_s);
 
     // Check 1: the eigenmode decays by lambda per step.
     const double lambda = 1.0 - 4.0 * kRate * (1.0 - std::cos(M_PI / double(o.n + 1)));
@@ -205,7 +185,7 @@ int main(int argc, char** argv) {
     now->for_each_local([&](auto g, double value) {
       error = std::max(error, std::abs(value - decay * mode(g[0], g[1], o.n)));
     });
-    error = max_over_ranks(error);
+    error = adlib::max_over(grid, error);
     // Check 2 (small N): the same scheme run serially, cell by cell.
     double serial_error = -1;
     if (o.n <= 256) {
@@ -232,7 +212,7 @@ int main(int argc, char** argv) {
 
     const auto& plan = halo.schedule().plan();
     const double bytes = double(plan.send_count()) * sizeof(double);
-    const double max_bytes = max_over_ranks(bytes);
+    const double max_bytes = adlib::max_over(grid, bytes);
     if (root) {
       const double per_exchange = exchanges ? comm_s / exchanges : 0;
       std::printf(

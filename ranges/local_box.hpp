@@ -34,6 +34,20 @@
 ///
 /// Boxes describe the local memory of the array's ranges; a section's boxes
 /// are those of the array it is a section of.
+///
+/// A stencil update that overlaps the halo exchange splits the owned box in
+/// local indices: interior(w) needs no ghost cell of a stencil reaching w
+/// cells, and boundary_strips(w) are the 2 * Rank disjoint slabs that, with
+/// it, tile the owned box (empty ones included: thin and empty boxes need
+/// no special case).
+///
+/// @code
+///   halo.start(u);
+///   update(owned.interior(1));  // reads owned cells only
+///   halo.finish();
+///   const auto strips = owned.boundary_strips(1);
+///   for (int k = 0; k < int(strips.size()); ++k) update(strips[k]);
+/// @endcode
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -103,6 +117,73 @@ struct LocalBox {
   KOKKOS_INLINE_FUNCTION Index global_step(int d) const {
     if (contiguous(d)) return 1;
     return map[d].tile == 1 ? map[d].period : 0;
+  }
+
+  /// The box without `width` local indices at each end of every dimension:
+  /// the cells a stencil reaching `width` cells each way updates from this
+  /// box's cells alone (an owned box's interior needs no ghost cell, so it
+  /// can be updated while the halo exchange is in flight).  Along a
+  /// dimension of 2 * width indices or fewer it is empty, an empty interval
+  /// inside the box, so that boundary_strips() still tile the box.
+  /// The maps are this box's.  `width` >= 0.
+  KOKKOS_INLINE_FUNCTION LocalBox interior(Index width) const {
+    Kokkos::Array<Index, Rank> widths;
+    for (int d = 0; d < Rank; ++d) widths[d] = width;
+    return interior(widths);
+  }
+  /// interior() with a width per dimension (a stencil reaching further along
+  /// some dimensions than along others); each width >= 0.
+  KOKKOS_INLINE_FUNCTION LocalBox interior(const Kokkos::Array<Index, Rank>& widths) const {
+    LocalBox box = *this;
+    for (int d = 0; d < Rank; ++d) {
+      box.lo[d] = lo[d] + widths[d] < hi[d] ? lo[d] + widths[d] : hi[d];
+      box.hi[d] = hi[d] - widths[d] > box.lo[d] ? hi[d] - widths[d] : box.lo[d];
+    }
+    return box;
+  }
+  /// The 2 * Rank strips of width `width` along the sides of the box, which
+  /// with interior(width) tile it: every index of the box is in exactly one
+  /// of them (strips_around(interior(width))).  Some are empty, all of them
+  /// when the box is; a box of 2 * width indices or fewer along some
+  /// dimension has an empty interior and strips that cover all of it.
+  KOKKOS_INLINE_FUNCTION Kokkos::Array<LocalBox, 2 * Rank> boundary_strips(Index width) const {
+    return strips_around(interior(width));
+  }
+  /// boundary_strips() with a width per dimension.
+  KOKKOS_INLINE_FUNCTION Kokkos::Array<LocalBox, 2 * Rank> boundary_strips(
+      const Kokkos::Array<Index, Rank>& widths) const {
+    return strips_around(interior(widths));
+  }
+  /// The 2 * Rank disjoint boxes that cover this box minus `inner` (clipped
+  /// to this box first, so any box of the same local indices will do):
+  /// strip 2d lies below `inner` along d and strip 2d + 1 above it.  Along
+  /// the dimensions before d a strip spans `inner`'s indices, along those
+  /// after d this box's, which is why no index lies in two strips.  The
+  /// maps are this box's.  A deep-halo time step updates a region wider than
+  /// the owned box; the strips of that region around the owned interior are
+  /// what is left to update once the halo has arrived (examples/heat2d.cpp).
+  KOKKOS_INLINE_FUNCTION Kokkos::Array<LocalBox, 2 * Rank> strips_around(
+      const LocalBox& inner) const {
+    Index inner_lo[Rank], inner_hi[Rank];
+    for (int d = 0; d < Rank; ++d) {
+      inner_lo[d] = inner.lo[d] < lo[d] ? lo[d] : (inner.lo[d] > hi[d] ? hi[d] : inner.lo[d]);
+      inner_hi[d] =
+          inner.hi[d] < inner_lo[d] ? inner_lo[d] : (inner.hi[d] > hi[d] ? hi[d] : inner.hi[d]);
+    }
+    Kokkos::Array<LocalBox, 2 * Rank> strips;
+    for (int d = 0; d < Rank; ++d) {
+      LocalBox below = *this;
+      for (int e = 0; e < d; ++e) {
+        below.lo[e] = inner_lo[e];
+        below.hi[e] = inner_hi[e];
+      }
+      LocalBox above = below;
+      below.hi[d] = inner_lo[d];
+      above.lo[d] = inner_hi[d];
+      strips[2 * d] = below;
+      strips[2 * d + 1] = above;
+    }
+    return strips;
   }
 };
 

@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
   adlib::Configuration config = adlib::Configuration::environment();
   config.transfer = adlib::TransferMethod::pack;
   config.checked = true;
-  adlib::WriteHalo<double, 1> halo(u, config);
+  adlib::WriteHalo halo(u, config);
   halo.execute(u);
 
   // In checked mode an array of another layout on one rank is an

@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
   theirs.dim_data = {row, adlib::dap::DimensionData::undistributed()};
 
   auto c = adlib::dap::import_array<double, 2>(theirs, comm);  // no copy
-  adlib::WriteHalo<double, 2> halo(c);
+  adlib::WriteHalo halo(c);
   halo.execute(c);  // the padding rows now hold the neighbours' rows
   adlib::DistArray<double, 2> native(grid, {adlib::cyclic(n), adlib::collapsed(columns)});
   adlib::remap(native, c);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Whole-array reductions: a 2-D array distributed by blocks of rows and
 // cyclically over columns, reduced with one ArrayReduction planned once
-// (sum, maxval, maxloc, dot, a masked sum, count), and with the one-shot
-// functions.  Every rank checks the results against closed forms.
+// (sum, maxval, maxloc, dot, a masked sum, count), with the one-shot
+// functions, and each rank's own values combined in one line (max_over,
+// sum_over, reduce_over).  Every rank checks the results against closed
+// forms.
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
@@ -50,6 +52,26 @@ int main(int argc, char** argv) {
     const auto rows = u.section({adlib::Triplet{n - 1, 0, -2}, adlib::Triplet::all(m)});
     const adlib::Located<double, 2> low = adlib::minloc(rows);  // row n - 1 - 2 * 14
     if (low.value != double((n - 1 - 2 * 14) * m) || low.location[0] != 14) ++wrong;
+
+    // One value per rank, combined over the grid in one line: each rank
+    // reduces what it owns, then max_over / sum_over / reduce_over combine
+    // the ranks.  A rank that owns nothing passes the operation's identity
+    // (Kokkos::Max leaves lowest() in peak_here for an empty box).
+    const adlib::LocalBox<2> owned = u.owned_box();
+    const auto values = u.local_view();
+    double peak_here = 0;
+    Kokkos::parallel_reduce(
+        "peak",
+        Kokkos::MDRangePolicy<Kokkos::Rank<2>>({owned.begin(0), owned.begin(1)},
+                                               {owned.end(0), owned.end(1)}),
+        KOKKOS_LAMBDA(adlib::Index i, adlib::Index j, double& peak) {
+          if (values(i, j) > peak) peak = values(i, j);
+        },
+        Kokkos::Max<double>(peak_here));
+    const double peak_everywhere = adlib::max_over(grid, peak_here);       // = reduce.maxval(u)
+    const adlib::Index owned_cells = adlib::sum_over(grid, owned.size());  // n * m
+    const adlib::Index fewest = adlib::reduce_over(grid, owned.size(), adlib::op::min);
+    if (peak_everywhere != peak || owned_cells != n * m || fewest * comm.size() > n * m) ++wrong;
   }
   if (comm.rank() == 0) std::printf(wrong ? "reductions: WRONG\n" : "reductions: ok\n");
   return wrong ? 1 : 0;

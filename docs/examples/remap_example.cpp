@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
   adlib::DistArray<double, 1> longer(line,
                                      {std::make_shared<adlib::BlockRange>(n + 1, line.dim(0))});
   try {
-    adlib::Remap<double, 1> mismatched(longer, x);
+    adlib::Remap mismatched(longer, x);
     ok = false;
   } catch (const adlib::Error& e) {
     if (comm.rank() == 0) std::printf("constructor refused: %s\n", e.what());

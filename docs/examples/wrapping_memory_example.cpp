@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
   auto whole_rows = std::make_shared<adlib::CollapsedRange>(m);
   auto column_blocks = std::make_shared<adlib::BlockRange>(n, right.dim(1));
   adlib::DistArray<double, 2> b(right, {whole_rows, column_blocks});
-  adlib::Remap<double, 2> left_to_right(b, a);
+  adlib::Remap left_to_right(b, a);
   left_to_right.execute(b, a);
   ok = holds_indices(b) && ok;
 
@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
   std::vector<double> memory(static_cast<size_t>(local[0] * lld), -1.0);
   auto c = adlib::DistArray<double, 2>::wrap(layout, memory.data(), {lld, 1});
   adlib::remap(c, a);  // owned elements, straight into `memory`
-  adlib::WriteHalo<double, 2> halo(c);
+  adlib::WriteHalo halo(c);
   halo.execute(c);  // ghost columns too
   ok = holds_indices(c) && ok;
   for (Index i = 0; i < local[0]; ++i)  // the padding is never touched

@@ -83,11 +83,13 @@ bool cells_hold(const adlib::DistArray<double, Rank>& a, const adlib::HaloWidths
   return wrong_anywhere == 0;
 }
 
-// next = the sum of the four neighbours of u, at local cells [r0, r1) x [c0, c1).
-void stencil(const View2& u, const View2& next, Index r0, Index r1, Index c0, Index c1) {
-  if (r1 <= r0 || c1 <= c0) return;
+// next = the sum of the four neighbours of u, at the local cells of `box`.
+void stencil(const View2& u, const View2& next, const adlib::LocalBox<2>& box) {
+  if (box.empty()) return;
   Kokkos::parallel_for(
-      "stencil", Kokkos::MDRangePolicy<Kokkos::Rank<2>>({r0, c0}, {r1, c1}),
+      "stencil",
+      Kokkos::MDRangePolicy<Kokkos::Rank<2>>({box.begin(0), box.begin(1)},
+                                             {box.end(0), box.end(1)}),
       KOKKOS_LAMBDA(Index i, Index j) {
         next(i, j) = u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1);
       });
@@ -112,18 +114,15 @@ int main(int argc, char** argv) {
   // Every ghost cell, cyclic where the range is periodic, corners included.
   // The element type and rank come from u: a WriteHalo<double, 2>.
   adlib::WriteHalo halo(u);
-  // Owned cells are local [1, 1 + R) x [1, 1 + C): ghosts are row and column 0.
-  const Index R = Index(u.owned_view().extent(0)), C = Index(u.owned_view().extent(1));
+  // The owned cells, split into those whose neighbours are all owned and
+  // the four strips next to the ghosts (some empty on thin blocks).
+  const adlib::LocalBox<2> owned = u.owned_box();
   const View2 uv = u.local_view(), nv = next.local_view();
-  halo.start(u);                // messages posted, local copies done
-  stencil(uv, nv, 2, R, 2, C);  // cells whose neighbours are all owned
-  halo.finish();                // ghost cells filled
-  if (R > 0 && C > 0) {         // then the cells next to the ghosts
-    stencil(uv, nv, 1, 2, 1, C + 1);
-    stencil(uv, nv, R, R + 1, 1, C + 1);
-    stencil(uv, nv, 2, R, 1, 2);
-    stencil(uv, nv, 2, R, C, C + 1);
-  }
+  halo.start(u);                                 // messages posted, local copies done
+  stencil(uv, nv, owned.interior(1));            // cells whose neighbours are all owned
+  halo.finish();                                 // ghost cells filled
+  const auto strips = owned.boundary_strips(1);  // then the cells next to the ghosts
+  for (int k = 0; k < int(strips.size()); ++k) stencil(uv, nv, strips[k]);
 
   ok &= cells_hold(u, halo.halo());
   // Rows outside the domain are ghosts the edge boundary leaves alone: they
@@ -187,8 +186,8 @@ int main(int argc, char** argv) {
   // reflection stays inside the rows; edge leaves every outside row alone.
   adlib::DistArray<double, 2> r(grid,
                                 {adlib::block(3).ghosts(4), adlib::block(m).ghosts(1).periodic()});
-  adlib::WriteHalo<double, 2> mirror(r, {4, 1}, {4, 1}, {Boundary::mirror, Boundary::cyclic});
-  adlib::WriteHalo<double, 2> edge(r, {4, 1}, {4, 1}, {Boundary::edge, Boundary::cyclic});
+  adlib::WriteHalo mirror(r, {4, 1}, {4, 1}, {Boundary::mirror, Boundary::cyclic});
+  adlib::WriteHalo edge(r, {4, 1}, {4, 1}, {Boundary::edge, Boundary::cyclic});
   for (adlib::WriteHalo<double, 2>* schedule : {&mirror, &edge}) {
     adlib::DistArray<double, 2> c(r.layout());
     c.fill([&](const auto& g) { return value_of(c, g); });
@@ -200,7 +199,7 @@ int main(int argc, char** argv) {
   adlib::ProcessGrid solo(comm, {1});
   adlib::DistArray<double, 1> s(solo, {adlib::block(5).ghosts(3)});
   s.fill([&](const auto& g) { return value_of(s, g); });
-  adlib::WriteHalo<double, 1> reflect(s, {3}, {3}, {Boundary::mirror});
+  adlib::WriteHalo reflect(s, {3}, {3}, {Boundary::mirror});
   reflect.execute(s);
   ok &= cells_hold(s, reflect.halo());
   if (s.holds_data()) {

@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
     by_blocks.fill([](const auto& global) { return 2.0 * double(global[0]); });
     round_robin.fill([](const auto&) { return -1.0; });  // poison: a missed element shows
 
-    adlib::Remap<double, 1> to_cyclic(round_robin, by_blocks);
+    adlib::Remap to_cyclic(round_robin, by_blocks);
     to_cyclic.execute(round_robin, by_blocks);
 
     round_robin.for_each_local([&](const auto& global, double value) {
