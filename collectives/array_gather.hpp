@@ -39,110 +39,30 @@
 /// copies (index-list schedules run in host memory spaces only for now, as
 /// schedules/data_schedule.hpp says); afterwards any arrays of the planned layouts may be gathered,
 /// as often as needed (`execute(dst, src)` checks the layouts).  `dst` and `src` must not share
-/// memory.
+/// memory.  That construction, the layout check and the inquiries are
+/// shared with ArrayScatter (collectives/array_subscript_schedule.hpp).
 #pragma once
 
 #include <Kokkos_Core.hpp>
 #include <array>
 #include <cstddef>
-#include <string>
 #include <type_traits>
-#include <utility>
-#include <vector>
 
-#include <adlib/collectives/array_subscripts.hpp>
-#include <adlib/collectives/planned_schedule.hpp>
+#include <adlib/collectives/array_subscript_schedule.hpp>
 #include <adlib/ranges/dist_array.hpp>
-#include <adlib/runtime/comm.hpp>
-#include <adlib/runtime/detail/hash.hpp>
-#include <adlib/runtime/sparse_exchange.hpp>
-#include <adlib/schedules/data_schedule.hpp>
+#include <adlib/runtime/configuration.hpp>
 
 namespace adlib {
-
-namespace detail {
-
-/// Host copies of this rank's local blocks of the subscript arrays and of the
-/// mask (create_mirror_view_and_copy: no copy for host memory), and what
-/// resolve_array_subscripts reads of them.
-template <int Rank, std::size_t Count, class MemorySpace>
-class HostSubscriptCopies {
- public:
-  /// The subscript arrays.
-  using subscripts_type = std::array<DistArray<Index, Rank, MemorySpace>, Count>;
-  /// The mask.
-  using mask_type = DistArray<bool, Rank, MemorySpace>;
-
-  /// Copies what this rank holds of `subscripts` and of `mask` (null: none).
-  HostSubscriptCopies(const subscripts_type& subscripts, const mask_type* mask) {
-    for (std::size_t d = 0; d < Count; ++d) {
-      const auto& a = subscripts[d];
-      indices_[d] = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.local_view());
-      held_.data.push_back(indices_[d].data());
-      held_.strides.push_back(a.layout().local_strides(a.process_rank()));
-      layouts_.push_back(a.layout());
-    }
-    if (mask) {
-      mask_ = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mask->local_view());
-      held_.mask = mask_.data();
-      held_.mask_strides = mask->layout().local_strides(mask->process_rank());
-      mask_layout_.push_back(mask->layout());
-    }
-  }
-  /// What resolve_array_subscripts reads.
-  const HostSubscripts& held() const { return held_; }
-  /// The subscript arrays' layouts.
-  const std::vector<ArrayLayout>& layouts() const { return layouts_; }
-  /// The mask's layout, or null.
-  const ArrayLayout* mask_layout() const {
-    return mask_layout_.empty() ? nullptr : &mask_layout_[0];
-  }
-
- private:
-  using IndexCopy = decltype(Kokkos::create_mirror_view_and_copy(
-      Kokkos::HostSpace(),
-      std::declval<typename DistArray<Index, Rank, MemorySpace>::view_type>()));
-  using MaskCopy = decltype(Kokkos::create_mirror_view_and_copy(
-      Kokkos::HostSpace(), std::declval<typename mask_type::view_type>()));
-  std::array<IndexCopy, Count> indices_;
-  MaskCopy mask_;
-  HostSubscripts held_;
-  std::vector<ArrayLayout> layouts_, mask_layout_;
-};
-
-/// Rank `me`'s requests of an array gather or scatter, or its error (the
-/// configuration's, the arguments', or the subscripts').
-template <int Rank, std::size_t Count, class MemorySpace>
-ResolvedSubscripts resolve_array_form(
-    const ArrayLayout& indexed, const ArrayLayout& aligned,
-    const std::array<DistArray<Index, Rank, MemorySpace>, Count>& subscripts,
-    const DistArray<bool, Rank, MemorySpace>* mask, RemoteAccess access,
-    const std::string& caller_error, const char* what) {
-  const int me = indexed.group().grid().comm().rank();
-  ResolvedSubscripts out;
-  const HostSubscriptCopies<Rank, Count, MemorySpace> copies(subscripts, mask);
-  out.error = caller_error.empty() ? check_array_arguments(indexed, aligned, copies.layouts(),
-                                                           copies.mask_layout(), me, what)
-                                   : caller_error;
-  // An unstructured indexed dimension: its owners are located first, every
-  // rank taking part (collective), whatever its own verdict.
-  std::vector<std::unordered_map<Index, Owner>> located;
-  if (!indexed.plannable_locally())
-    located = locate_subscript_owners(indexed, aligned, copies.held(), me, out.error.empty());
-  if (out.error.empty())
-    out = resolve_array_subscripts(indexed, aligned, copies.held(), me, access, located);
-  return out;
-}
-
-}  // namespace detail
 
 /// A planned array gather (see the file overview): construct once
 /// (collective), execute many times.  `DstRank`: the rank of the destination,
 /// the subscript arrays and the mask; `SrcRank`: the source's rank, and the
-/// number of subscript arrays.
+/// number of subscript arrays.  size(), destination_layout(),
+/// source_layout() and negotiation() are ArraySubscriptSchedule's, shared
+/// with ArrayScatter.
 template <class T, int DstRank, int SrcRank,
           class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
-class ArrayGather : public RunsSchedule<MemorySpace, DataSchedule<MemorySpace>> {
+class ArrayGather : public ArraySubscriptSchedule<T, MemorySpace> {
   static_assert(std::is_trivially_copyable<T>::value, "ArrayGather moves elements as bytes");
 
  public:
@@ -179,51 +99,20 @@ class ArrayGather : public RunsSchedule<MemorySpace, DataSchedule<MemorySpace>> 
   /// execute() in two halves: start() posts the messages and does the local
   /// copies; `dst` must not be read, nor `src` written, before finish().
   void start(const destination_type& dst, const source_type& src) {
-    std::string error;
-    if (dst.layout() != destination_)
-      error = "destination has layout " + dst.layout().describe() +
-              " but the ArrayGather was built for " + destination_.describe();
-    else if (src.layout() != source_)
-      error = "source has layout " + src.layout().describe() +
-              " but the ArrayGather was built for " + source_.describe();
-    this->agree_to_execute(error, 2, "ArrayGather::execute");
+    this->agree_to_execute_on(dst.layout(), src.layout(), "ArrayGather::execute");
     this->schedule_->start_read(dst.local_view().data(), dst.local_view().span(),
                                 src.local_view().data(), src.local_view().span());
   }
 
-  /// The number of destination elements this rank gathers (held, mask true).
-  std::size_t size() const { return count_; }
   /// Gathered elements whose source element an earlier one already fetched:
   /// copied locally, not sent.
   std::size_t repeats() const { return this->schedule_->repeats(); }
-  /// The layout every destination must have.
-  const ArrayLayout& destination_layout() const { return destination_; }
-  /// The layout every source must have.
-  const ArrayLayout& source_layout() const { return source_; }
-  /// What the build-time negotiation cost this rank.
-  const SparseExchangeStatistics& negotiation() const { return this->schedule_->negotiation(); }
 
  private:
   ArrayGather(const ArrayLayout& dst, const ArrayLayout& src, const subscripts_type& subscripts,
               const mask_type* mask, const Configuration& config)
-      : RunsSchedule<MemorySpace, DataSchedule<MemorySpace>>(config),
-        destination_(dst),
-        source_(src) {
-    const ResolvedSubscripts resolved = detail::resolve_array_form(
-        src, dst, subscripts, mask, RemoteAccess::read, config.error, "destination");
-    count_ = resolved.requests.size();
-    const std::uint64_t fingerprint =
-        detail::hash_mix(detail::hash_mix(detail::hash_mix(dst.fingerprint(), src.fingerprint()),
-                                          element_and_configuration_fingerprint<T>(config)),
-                         mask ? 1u : 0u);
-    this->schedule_ = std::make_unique<DataSchedule<MemorySpace>>(
-        src.group().grid().comm(), resolved.requests, RemoteAccess::read,
-        inner_configuration(config), "ArrayGather", resolved.error, fingerprint);
-    this->schedule_->template prepare<T>();
-  }
-
-  ArrayLayout destination_, source_;
-  std::size_t count_ = 0;
+      : ArraySubscriptSchedule<T, MemorySpace>(dst, src, subscripts, mask, RemoteAccess::read,
+                                               "ArrayGather", 0, config) {}
 };
 
 /// Deduction guides: adlib::ArrayGather g(dst, src, std::array{i, j}) takes

@@ -33,32 +33,32 @@
 /// element type, the combine operation and the configuration; subscripts
 /// out of range, subscript arrays or a mask not distributed like `src`, or a
 /// padded `dst` of rank > 1 are the same adlib::Error on every rank, before
-/// any message (collectives/array_gather.hpp says more).
+/// any message (collectives/array_gather.hpp says more).  That construction,
+/// the layout check and the inquiries are shared with ArrayGather
+/// (collectives/array_subscript_schedule.hpp).
 #pragma once
 
 #include <Kokkos_Core.hpp>
 #include <array>
 #include <cstddef>
-#include <string>
 #include <type_traits>
 
-#include <adlib/collectives/array_gather.hpp>
-#include <adlib/collectives/array_subscripts.hpp>
-#include <adlib/collectives/planned_schedule.hpp>
+#include <adlib/collectives/array_subscript_schedule.hpp>
 #include <adlib/ranges/dist_array.hpp>
 #include <adlib/runtime/combine.hpp>
-#include <adlib/runtime/detail/hash.hpp>
-#include <adlib/schedules/data_schedule.hpp>
+#include <adlib/runtime/configuration.hpp>
 
 namespace adlib {
 
 /// A planned array scatter (see the file overview): construct once
 /// (collective), execute many times.  `DstRank`: the destination's rank and
 /// the number of subscript arrays; `SrcRank`: the rank of the source, the
-/// subscript arrays and the mask.
+/// subscript arrays and the mask.  size(), destination_layout(),
+/// source_layout() and negotiation() are ArraySubscriptSchedule's, shared
+/// with ArrayGather.
 template <class T, int DstRank, int SrcRank,
           class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space, class Combine = op::Add>
-class ArrayScatter : public RunsSchedule<MemorySpace, DataSchedule<MemorySpace>> {
+class ArrayScatter : public ArraySubscriptSchedule<T, MemorySpace> {
   static_assert(std::is_trivially_copyable<T>::value, "ArrayScatter moves elements as bytes");
 
  public:
@@ -94,53 +94,23 @@ class ArrayScatter : public RunsSchedule<MemorySpace, DataSchedule<MemorySpace>>
   /// execute() in two halves: neither `dst` nor `src` may be touched before
   /// finish().
   void start(const destination_type& dst, const source_type& src) {
-    std::string error;
-    if (dst.layout() != destination_)
-      error = "destination has layout " + dst.layout().describe() +
-              " but the ArrayScatter was built for " + destination_.describe();
-    else if (src.layout() != source_)
-      error = "source has layout " + src.layout().describe() +
-              " but the ArrayScatter was built for " + source_.describe();
-    this->agree_to_execute(error, 2, "ArrayScatter::execute", op::fingerprint<Combine>());
+    this->agree_to_execute_on(dst.layout(), src.layout(), "ArrayScatter::execute",
+                              op::fingerprint<Combine>());
     this->schedule_->start_write(dst.local_view().data(), dst.local_view().span(),
                                  static_cast<const T*>(src.local_view().data()),
                                  src.local_view().span(), combine_);
   }
 
-  /// The number of contributions this rank sends (one per replica of the
-  /// target).
-  std::size_t size() const { return count_; }
   /// The combine operation.
   const Combine& combine() const { return combine_; }
-  /// The layout every destination must have.
-  const ArrayLayout& destination_layout() const { return destination_; }
-  /// The layout every source must have.
-  const ArrayLayout& source_layout() const { return source_; }
-  /// What the build-time negotiation cost this rank.
-  const SparseExchangeStatistics& negotiation() const { return this->schedule_->negotiation(); }
 
  private:
   ArrayScatter(const ArrayLayout& dst, const ArrayLayout& src, const subscripts_type& subscripts,
                const mask_type* mask, Combine combine, const Configuration& config)
-      : RunsSchedule<MemorySpace, DataSchedule<MemorySpace>>(config),
-        destination_(dst),
-        source_(src),
-        combine_(combine) {
-    const ResolvedSubscripts resolved = detail::resolve_array_form(
-        dst, src, subscripts, mask, RemoteAccess::write, config.error, "source");
-    count_ = resolved.requests.size();
-    std::uint64_t fingerprint = detail::hash_mix(dst.fingerprint(), src.fingerprint());
-    fingerprint = detail::hash_mix(fingerprint, element_and_configuration_fingerprint<T>(config));
-    fingerprint = detail::hash_mix(fingerprint, op::fingerprint<Combine>());
-    fingerprint = detail::hash_mix(fingerprint, mask ? 1u : 0u);
-    this->schedule_ = std::make_unique<DataSchedule<MemorySpace>>(
-        dst.group().grid().comm(), resolved.requests, RemoteAccess::write,
-        inner_configuration(config), "ArrayScatter", resolved.error, fingerprint);
-    this->schedule_->template prepare<T>();
-  }
+      : ArraySubscriptSchedule<T, MemorySpace>(dst, src, subscripts, mask, RemoteAccess::write,
+                                               "ArrayScatter", op::fingerprint<Combine>(), config),
+        combine_(combine) {}
 
-  ArrayLayout destination_, source_;
-  std::size_t count_ = 0;
   Combine combine_;
 };
 

@@ -31,45 +31,29 @@
 ///
 /// The template arguments are deduced from the array: `adlib::Gather g(x,
 /// wanted)` is a Gather<double, MemorySpace> for a DistArray<double, 1>.
+/// What Gather shares with Scatter (construction, the layout check of an
+/// execution, the inquiries) is collectives/subscript_list_schedule.hpp.
 #pragma once
 
 #include <Kokkos_Core.hpp>
 #include <cstddef>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
-#include <adlib/collectives/index_exchange_plan.hpp>
-#include <adlib/collectives/planned_schedule.hpp>
+#include <adlib/collectives/subscript_list_schedule.hpp>
 #include <adlib/ranges/dist_array.hpp>
-#include <adlib/runtime/comm.hpp>
-#include <adlib/runtime/sparse_exchange.hpp>
-#include <adlib/schedules/data_schedule.hpp>
+#include <adlib/runtime/configuration.hpp>
 
 namespace adlib {
 
-namespace detail {
-
-/// Empty when `view` is a rank-1 View with unit stride and at least `count`
-/// elements, else the reason.
-template <class View>
-std::string vector_view_error(const View& view, std::size_t count, const char* what) {
-  if (view.extent(0) < count)
-    return std::string(what) + " has " + std::to_string(view.extent(0)) + " elements, " +
-           std::to_string(count) + " needed";
-  if (view.extent(0) > 1 && view.stride(0) != 1)
-    return std::string(what) + " must have unit stride (it has stride " +
-           std::to_string(view.stride(0)) + ")";
-  return {};
-}
-
-}  // namespace detail
-
 /// A planned gather of one rank's list of global subscripts from 1-D arrays
 /// of one layout (see the file overview): construct once (collective),
-/// execute many times.
+/// execute many times.  size(), layout() and negotiation() are
+/// SubscriptListSchedule's, shared with Scatter.
 template <class T, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
-class Gather : public RunsSchedule<MemorySpace, DataSchedule<MemorySpace>> {
+class Gather : public SubscriptListSchedule<T, MemorySpace> {
   static_assert(std::is_trivially_copyable<T>::value, "Gather moves elements as bytes");
 
  public:
@@ -88,18 +72,8 @@ class Gather : public RunsSchedule<MemorySpace, DataSchedule<MemorySpace>> {
   /// The same from the layout alone.
   Gather(const ArrayLayout& layout, const std::vector<Index>& subscripts,
          const Configuration& config = Configuration::environment())
-      : RunsSchedule<MemorySpace, DataSchedule<MemorySpace>>(config),
-        layout_(layout),
-        count_(subscripts.size()) {
-    const Comm& comm = layout.group().grid().comm();
-    const std::string error = subscript_error(layout, subscripts, config.error);
-    const SubscriptRequests requests(layout, subscripts_to_resolve(error, subscripts), comm.rank(),
-                                     RemoteAccess::read);
-    this->schedule_ = std::make_unique<DataSchedule<MemorySpace>>(
-        comm, requests, RemoteAccess::read, inner_configuration(config), "Gather", error,
-        detail::hash_mix(layout.fingerprint(), element_and_configuration_fingerprint<T>(config)));
-    this->schedule_->template prepare<T>();
-  }
+      : SubscriptListSchedule<T, MemorySpace>(layout, subscripts, RemoteAccess::read, "Gather", 0,
+                                              config) {}
 
   /// out[k] = src[subscripts[k]] for every k: `out` is a rank-1 View of the
   /// schedule's memory space, unit stride, at least size() elements.
@@ -125,33 +99,22 @@ class Gather : public RunsSchedule<MemorySpace, DataSchedule<MemorySpace>> {
                   "the View's elements must be the Gather's element type (not const)");
     static_assert(std::is_same<typename View::memory_space, MemorySpace>::value,
                   "the View must live in the Gather's memory space");
-    start_checked(out.data(), detail::vector_view_error(out, count_, "the output View"), src);
+    start_checked(out.data(), detail::vector_view_error(out, this->size(), "the output View"), src);
   }
   /// The pointer form of start().
   void start(T* out, const array_type& src) {
-    start_checked(out, count_ > 0 && out == nullptr ? "the output is null" : std::string(), src);
+    start_checked(out, this->size() > 0 && out == nullptr ? "the output is null" : std::string(),
+                  src);
   }
-  /// The number of subscripts (the output's length) on this rank.
-  std::size_t size() const { return count_; }
   /// Subscripts that repeat an earlier one: copied locally, not sent.
   std::size_t repeats() const { return this->schedule_->repeats(); }
-  /// The layout every gathered array must have.
-  const ArrayLayout& layout() const { return layout_; }
-  /// What the build-time negotiation cost this rank (messages, bytes,
-  /// requests: none of them depends on the number of ranks).
-  const SparseExchangeStatistics& negotiation() const { return this->schedule_->negotiation(); }
 
  private:
   void start_checked(T* out, std::string error, const array_type& src) {
-    if (error.empty() && src.layout() != layout_)
-      error = "source has layout " + src.layout().describe() + " but the Gather was built for " +
-              layout_.describe();
-    this->agree_to_execute(error, 1, "Gather::execute");
-    this->schedule_->start_read(out, count_, src.local_view().data(), src.local_view().span());
+    this->agree_to_execute_on(src, "source", std::move(error), "Gather::execute");
+    this->schedule_->start_read(out, this->size(), src.local_view().data(),
+                                src.local_view().span());
   }
-
-  ArrayLayout layout_;
-  std::size_t count_ = 0;
 };
 
 /// Deduction guide: adlib::Gather g(x, subscripts) takes T and MemorySpace

@@ -38,31 +38,32 @@
 /// Construction is collective and agrees across ranks on the layout, the
 /// element type, the combine operation and the configuration, and checks
 /// the subscripts: a difference or a bad subscript on any rank is the same
-/// adlib::Error on every rank, before any message.
+/// adlib::Error on every rank, before any message.  That construction, the
+/// layout check of an execution and the inquiries are shared with Gather
+/// (collectives/subscript_list_schedule.hpp).
 #pragma once
 
 #include <Kokkos_Core.hpp>
-#include <cstddef>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
-#include <adlib/collectives/gather.hpp>
-#include <adlib/collectives/index_exchange_plan.hpp>
-#include <adlib/collectives/planned_schedule.hpp>
+#include <adlib/collectives/subscript_list_schedule.hpp>
 #include <adlib/ranges/dist_array.hpp>
 #include <adlib/runtime/combine.hpp>
-#include <adlib/runtime/sparse_exchange.hpp>
-#include <adlib/schedules/data_schedule.hpp>
+#include <adlib/runtime/configuration.hpp>
 
 namespace adlib {
 
 /// A planned scatter of one rank's values into 1-D arrays of one layout at
 /// its list of global subscripts, combining with `Combine` (see the file
-/// overview): construct once (collective), execute many times.
+/// overview): construct once (collective), execute many times.  size(),
+/// layout() and negotiation() are SubscriptListSchedule's, shared with
+/// Gather.
 template <class T, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space,
           class Combine = op::Add>
-class Scatter : public RunsSchedule<MemorySpace, DataSchedule<MemorySpace>> {
+class Scatter : public SubscriptListSchedule<T, MemorySpace> {
   static_assert(std::is_trivially_copyable<T>::value, "Scatter moves elements as bytes");
 
  public:
@@ -80,22 +81,9 @@ class Scatter : public RunsSchedule<MemorySpace, DataSchedule<MemorySpace>> {
   /// The same from the layout alone.
   Scatter(const ArrayLayout& layout, const std::vector<Index>& subscripts, Combine combine = {},
           const Configuration& config = Configuration::environment())
-      : RunsSchedule<MemorySpace, DataSchedule<MemorySpace>>(config),
-        layout_(layout),
-        count_(subscripts.size()),
-        combine_(combine) {
-    const Comm& comm = layout.group().grid().comm();
-    const std::string error = subscript_error(layout, subscripts, config.error);
-    const SubscriptRequests requests(layout, subscripts_to_resolve(error, subscripts), comm.rank(),
-                                     RemoteAccess::write);
-    const std::uint64_t fingerprint = detail::hash_mix(
-        detail::hash_mix(layout.fingerprint(), element_and_configuration_fingerprint<T>(config)),
-        op::fingerprint<Combine>());
-    this->schedule_ = std::make_unique<DataSchedule<MemorySpace>>(
-        comm, requests, RemoteAccess::write, inner_configuration(config), "Scatter", error,
-        fingerprint);
-    this->schedule_->template prepare<T>();
-  }
+      : SubscriptListSchedule<T, MemorySpace>(layout, subscripts, RemoteAccess::write, "Scatter",
+                                              op::fingerprint<Combine>(), config),
+        combine_(combine) {}
 
   /// dst[subscripts[k]] combine= values[k] for every k: `values` is a
   /// rank-1 View of the schedule's memory space (elements may be const),
@@ -121,35 +109,26 @@ class Scatter : public RunsSchedule<MemorySpace, DataSchedule<MemorySpace>> {
                   "the View's elements must be the Scatter's element type");
     static_assert(std::is_same<typename View::memory_space, MemorySpace>::value,
                   "the View must live in the Scatter's memory space");
-    start_checked(dst, values.data(), detail::vector_view_error(values, count_, "the values View"));
+    start_checked(dst, values.data(),
+                  detail::vector_view_error(values, this->size(), "the values View"));
   }
   /// The pointer form of start().
   void start(const array_type& dst, const T* values) {
     start_checked(dst, values,
-                  count_ > 0 && values == nullptr ? "the values are null" : std::string());
+                  this->size() > 0 && values == nullptr ? "the values are null" : std::string());
   }
 
-  /// The number of subscripts (values per execution) on this rank.
-  std::size_t size() const { return count_; }
-  /// The layout every destination array must have.
-  const ArrayLayout& layout() const { return layout_; }
   /// The combine operation.
   const Combine& combine() const { return combine_; }
-  /// What the build-time negotiation cost this rank.
-  const SparseExchangeStatistics& negotiation() const { return this->schedule_->negotiation(); }
 
  private:
   void start_checked(const array_type& dst, const T* values, std::string error) {
-    if (error.empty() && dst.layout() != layout_)
-      error = "destination has layout " + dst.layout().describe() +
-              " but the Scatter was built for " + layout_.describe();
-    this->agree_to_execute(error, 1, "Scatter::execute", op::fingerprint<Combine>());
-    this->schedule_->start_write(dst.local_view().data(), dst.local_view().span(), values, count_,
-                                 combine_);
+    this->agree_to_execute_on(dst, "destination", std::move(error), "Scatter::execute",
+                              op::fingerprint<Combine>());
+    this->schedule_->start_write(dst.local_view().data(), dst.local_view().span(), values,
+                                 this->size(), combine_);
   }
 
-  ArrayLayout layout_;
-  std::size_t count_ = 0;
   Combine combine_;
 };
 

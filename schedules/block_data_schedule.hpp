@@ -27,36 +27,37 @@
 /// without MPI.
 ///
 /// The executor underneath is a BlockMessSchedule of block messages only
-/// (schedule()), so unlike DataSchedule it runs in every memory space.
+/// (schedule()), so unlike DataSchedule it runs in every memory space.  What
+/// it does with that executor (the access check, start, finish and the
+/// inquiries) is schedules/negotiated_schedule.hpp, shared with
+/// DataSchedule; this file adds the negotiation over blocks.
 #pragma once
 
 #include <Kokkos_Core.hpp>
-#include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include <adlib/runtime/combine.hpp>
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/configuration.hpp>
-#include <adlib/runtime/error.hpp>
 #include <adlib/runtime/sparse_exchange.hpp>
 #include <adlib/schedules/block_data_plan.hpp>
-#include <adlib/schedules/block_mess_schedule.hpp>
+#include <adlib/schedules/exchange_plan.hpp>
+#include <adlib/schedules/negotiated_schedule.hpp>
 
 namespace adlib {
 
 /// A negotiated remote-access schedule on blocks (see the file overview).
-/// Neither copyable nor movable (its executor is not).
+/// Neither copyable nor movable (its executor is not).  Its members besides
+/// the constructor are NegotiatedSchedule's (schedules/
+/// negotiated_schedule.hpp): prepare(), start_read(), start_write(),
+/// finish(), execute_read(), execute_write() and the inquiries.
 template <class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
-class BlockDataSchedule {
- public:
-  /// Where the memory it moves lives.
-  using memory_space = MemorySpace;
-  /// Where its copy kernels run.
-  using execution_space = typename MemorySpace::execution_space;
+class BlockDataSchedule : public NegotiatedSchedule<BlockDataSchedule<MemorySpace>, MemorySpace> {
+  using Base = NegotiatedSchedule<BlockDataSchedule<MemorySpace>, MemorySpace>;
 
+ public:
   /// Collective over `comm`: negotiates and builds the schedule of this
   /// rank's `requests` (owners of `comm`, blocks in the owners' and this
   /// rank's memory, equal element counts).  Every rank agrees first, in one
@@ -67,92 +68,14 @@ class BlockDataSchedule {
                     RemoteAccess access, const Configuration& config = Configuration::environment(),
                     const char* operation = "BlockDataSchedule",
                     const std::string& caller_error = {}, std::uint64_t caller_fingerprint = 0)
-      : access_(access) {
+      : Base(access, "BlockDataSchedule") {
+    SparseExchangeStatistics negotiation;
     ExchangePlan plan = negotiate_block_data_plan(comm, requests, access, operation, caller_error,
-                                                  caller_fingerprint, &negotiation_);
-    schedule_ = std::make_unique<BlockMessSchedule<MemorySpace>>(comm, config);
-    schedule_->declare(std::move(plan));
-    schedule_->build();
+                                                  caller_fingerprint, &negotiation);
+    // The executor checks the memory against every block of the plan, which
+    // names every local element an execution touches: nothing to add.
+    this->build(comm, std::move(plan), negotiation, config);
   }
-  BlockDataSchedule(const BlockDataSchedule&) = delete;
-  BlockDataSchedule& operator=(const BlockDataSchedule&) = delete;
-
-  /// Allocates the message buffers of reads over elements of type T now
-  /// rather than at the first execution (optional).
-  template <class T>
-  void prepare() {
-    schedule_->template prepare<T>();
-  }
-
-  /// A read (RemoteAccess::read): every request's local block = the owner's
-  /// block of `owned`, element by element.  `local` holds `local_span`
-  /// elements of this rank, `owned` the `owned_span` elements this rank owns.
-  /// start() posts the messages and does the local copies; `local` must not
-  /// be read before finish().
-  template <class T>
-  void start_read(T* local, std::size_t local_span, const T* owned, std::size_t owned_span) {
-    require(RemoteAccess::read, "start_read");
-    schedule_->start(local, local_span, owned, owned_span);
-  }
-  /// A write (RemoteAccess::write): every request's owner block =
-  /// combine(owner block, local block), element by element, for every request
-  /// of every rank (see the file overview for the order).  `owned` must not
-  /// be read before finish().
-  template <class T, class Combine = op::Replace>
-  void start_write(T* owned, std::size_t owned_span, const T* local, std::size_t local_span,
-                   Combine combine = {}) {
-    require(RemoteAccess::write, "start_write");
-    schedule_->start(owned, owned_span, local, local_span, Direction::backward, combine);
-  }
-  /// Completes the execution in flight.
-  void finish() { schedule_->finish(); }
-  /// start_read() then finish().
-  template <class T>
-  void execute_read(T* local, std::size_t local_span, const T* owned, std::size_t owned_span) {
-    start_read(local, local_span, owned, owned_span);
-    finish();
-  }
-  /// start_write() then finish().
-  template <class T, class Combine = op::Replace>
-  void execute_write(T* owned, std::size_t owned_span, const T* local, std::size_t local_span,
-                     Combine combine = {}) {
-    start_write(owned, owned_span, local, local_span, combine);
-    finish();
-  }
-
-  /// Read or write, as constructed.
-  RemoteAccess access() const { return access_; }
-  /// What the build-time negotiation cost this rank (messages, bytes,
-  /// requests: none of them depends on the number of ranks).
-  const SparseExchangeStatistics& negotiation() const { return negotiation_; }
-  /// The executor underneath (its plan, tag, transfer choice).
-  const BlockMessSchedule<MemorySpace>& schedule() const { return *schedule_; }
-  /// The communicator.
-  const Comm& comm() const { return schedule_->comm(); }
-  /// The schedule's message tag.
-  int tag() const { return schedule_->tag(); }
-  /// Pack or MPI datatype per message; not while an execution is in flight.
-  void set_transfer(const TransferPolicy& policy) { schedule_->set_transfer(policy); }
-
- private:
-  // Local unless the configuration is checked: then every rank agrees
-  // first (one more MPI_Allreduce), so that a rank that calls the other
-  // access fails with the others instead of leaving them in the executor's
-  // own agreement.
-  void require(RemoteAccess access, const char* operation) const {
-    std::string error;
-    if (access != access_)
-      error = std::string(operation) + " on a schedule built for " +
-              (access_ == RemoteAccess::read ? "reads" : "writes");
-    if (schedule_->configuration().checked)
-      agree_on_errors(comm(), error, static_cast<std::uint64_t>(access_) + 1, "BlockDataSchedule");
-    else if (!error.empty())
-      throw Error(error, comm().rank(), "BlockDataSchedule");
-  }
-
-  RemoteAccess access_;
-  std::unique_ptr<BlockMessSchedule<MemorySpace>> schedule_;
-  SparseExchangeStatistics negotiation_;
 };
 
 }  // namespace adlib

@@ -31,23 +31,24 @@
 /// subscripts with the layout's Range inquiries (Gather, Scatter).  The
 /// executor underneath is a BlockMessSchedule of index-list messages
 /// (schedule()); over device memory its index lists run as device kernels
-/// (runtime/detail/device_index_list.hpp).
+/// (runtime/detail/device_index_list.hpp).  What every negotiated schedule does
+/// with its executor (the access check, start, finish and the inquiries) is
+/// schedules/negotiated_schedule.hpp, shared with BlockDataSchedule; this
+/// file adds the negotiation over elements and the fan-out of repeats.
 #pragma once
 
 #include <Kokkos_Core.hpp>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include <adlib/runtime/combine.hpp>
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/configuration.hpp>
-#include <adlib/runtime/error.hpp>
 #include <adlib/runtime/sparse_exchange.hpp>
-#include <adlib/schedules/block_mess_schedule.hpp>
 #include <adlib/schedules/data_plan.hpp>
+#include <adlib/schedules/negotiated_schedule.hpp>
 
 namespace adlib {
 
@@ -68,15 +69,14 @@ struct ApplyFanOut {
 }  // namespace detail
 
 /// A negotiated remote-access schedule (see the file overview).  Neither
-/// copyable nor movable (its executor is not).
+/// copyable nor movable (its executor is not).  Its members besides the
+/// constructors, start_read(), finish() and repeats() are
+/// NegotiatedSchedule's (schedules/negotiated_schedule.hpp).
 template <class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
-class DataSchedule {
- public:
-  /// Where the memory it moves lives.
-  using memory_space = MemorySpace;
-  /// Where its copy kernels run.
-  using execution_space = typename MemorySpace::execution_space;
+class DataSchedule : public NegotiatedSchedule<DataSchedule<MemorySpace>, MemorySpace> {
+  using Base = NegotiatedSchedule<DataSchedule<MemorySpace>, MemorySpace>;
 
+ public:
   /// Collective over `comm`: negotiates and builds the schedule of this
   /// rank's `requests` (owners of `comm`, offsets in the owners' and this
   /// rank's memory; for a read, distinct local offsets).  Every rank agrees
@@ -96,84 +96,35 @@ class DataSchedule {
                const Configuration& config = Configuration::environment(),
                const char* operation = "DataSchedule", const std::string& caller_error = {},
                std::uint64_t caller_fingerprint = 0)
-      : access_(access) {
+      : Base(access, "DataSchedule") {
+    SparseExchangeStatistics negotiation;
     DataPlan plan = negotiate_data_plan(comm, requests, access, operation, caller_error,
-                                        caller_fingerprint, &negotiation_);
+                                        caller_fingerprint, &negotiation);
     fan_out_count_ = plan.fan_out.size();
     if (fan_out_count_ > 0) fan_out_copies_ = to_view(plan.fan_out);
-    local_required_ = plan.local_extent;
-    schedule_ = std::make_unique<BlockMessSchedule<MemorySpace>>(comm, config);
-    schedule_->declare(std::move(plan.exchange));
-    schedule_->build();
-  }
-  DataSchedule(const DataSchedule&) = delete;
-  DataSchedule& operator=(const DataSchedule&) = delete;
-
-  /// Allocates the message buffers for elements of type T now rather than at
-  /// the first execution (optional).
-  template <class T>
-  void prepare() {
-    schedule_->template prepare<T>();
+    this->build(comm, std::move(plan.exchange), negotiation, config, plan.local_extent);
   }
 
   /// A read (RemoteAccess::read): local[local_offset] = owner's
   /// owned[owner_offset] for every request.  `local` holds `local_span`
   /// elements of this rank, `owned` the `owned_span` elements this rank owns.
   /// start() posts the messages and does the local copies; `local` must not
-  /// be read before finish().
+  /// be read before finish(), which also copies the repeats.
   template <class T>
   void start_read(T* local, std::size_t local_span, const T* owned, std::size_t owned_span) {
-    require(RemoteAccess::read, "start_read", local_span);
-    schedule_->start(local, local_span, owned, owned_span);
+    Base::start_read(local, local_span, owned, owned_span);
     local_ = local;
     fan_out_ = fan_out_count_ > 0 ? &apply_fan_out<T> : nullptr;
   }
-  /// A write (RemoteAccess::write): owner's owned[owner_offset] =
-  /// combine(owned[owner_offset], local[local_offset]) for every request of
-  /// every rank (see the file overview for the order).  `owned` must not be
-  /// read before finish().
-  template <class T, class Combine = op::Replace>
-  void start_write(T* owned, std::size_t owned_span, const T* local, std::size_t local_span,
-                   Combine combine = {}) {
-    require(RemoteAccess::write, "start_write", local_span);
-    schedule_->start(owned, owned_span, local, local_span, Direction::backward, combine);
-    fan_out_ = nullptr;
-  }
   /// Completes the execution in flight (a read's fan-out included).
   void finish() {
-    schedule_->finish();
+    Base::finish();
     if (fan_out_) fan_out_(*this);
     fan_out_ = nullptr;
   }
-  /// start_read() then finish().
-  template <class T>
-  void execute_read(T* local, std::size_t local_span, const T* owned, std::size_t owned_span) {
-    start_read(local, local_span, owned, owned_span);
-    finish();
-  }
-  /// start_write() then finish().
-  template <class T, class Combine = op::Replace>
-  void execute_write(T* owned, std::size_t owned_span, const T* local, std::size_t local_span,
-                     Combine combine = {}) {
-    start_write(owned, owned_span, local, local_span, combine);
-    finish();
-  }
 
-  /// Read or write, as constructed.
-  RemoteAccess access() const { return access_; }
   /// Requests of a read that repeat an earlier one: copied locally, not sent.
   std::size_t repeats() const { return fan_out_count_; }
-  /// What the build-time negotiation cost this rank (messages, bytes,
-  /// requests: none of them depends on the number of ranks).
-  const SparseExchangeStatistics& negotiation() const { return negotiation_; }
-  /// The executor underneath (its plan, tag, transfer choice).
-  const BlockMessSchedule<MemorySpace>& schedule() const { return *schedule_; }
-  /// The communicator.
-  const Comm& comm() const { return schedule_->comm(); }
-  /// The schedule's message tag.
-  int tag() const { return schedule_->tag(); }
-  /// Pack or MPI datatype per message; not while an execution is in flight.
-  void set_transfer(const TransferPolicy& policy) { schedule_->set_transfer(policy); }
 
  private:
   using FanOutView = Kokkos::View<FanOut*, MemorySpace>;
@@ -187,26 +138,9 @@ class DataSchedule {
     return view;
   }
 
-  // Local unless the configuration is checked: then every rank agrees
-  // first (one more MPI_Allreduce), so that a rank that calls the other
-  // access, or passes too little memory, fails with the others instead of
-  // leaving them in the executor's own agreement.
-  void require(RemoteAccess access, const char* operation, std::size_t local_span) const {
-    std::string error;
-    if (access != access_)
-      error = std::string(operation) + " on a schedule built for " +
-              (access_ == RemoteAccess::read ? "reads" : "writes");
-    else if (static_cast<std::int64_t>(local_span) < local_required_)
-      error = "the local memory holds " + std::to_string(local_span) +
-              " elements; the requests need " + std::to_string(local_required_);
-    if (schedule_->configuration().checked)
-      agree_on_errors(comm(), error, static_cast<std::uint64_t>(access) + 1, "DataSchedule");
-    else if (!error.empty())
-      throw Error(error, comm().rank(), "DataSchedule");
-  }
-
   template <class T>
   static void apply_fan_out(DataSchedule& self) {
+    using execution_space = typename Base::execution_space;
     Kokkos::parallel_for(
         "adlib::DataSchedule::fan_out",
         Kokkos::RangePolicy<execution_space>(0, self.fan_out_count_),
@@ -214,10 +148,6 @@ class DataSchedule {
     execution_space().fence();
   }
 
-  RemoteAccess access_;
-  std::unique_ptr<BlockMessSchedule<MemorySpace>> schedule_;
-  SparseExchangeStatistics negotiation_;
-  std::int64_t local_required_ = 0;
   std::size_t fan_out_count_ = 0;
   FanOutView fan_out_copies_;
   void* local_ = nullptr;                     ///< a read's memory, while in flight
