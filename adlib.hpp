@@ -60,7 +60,7 @@
 #include <adlib/collectives/halo_plan.hpp>
 #include <adlib/collectives/index_exchange_plan.hpp>
 #include <adlib/collectives/negotiated_remap_plan.hpp>
-#include <adlib/collectives/planned_schedule.hpp>
+#include <adlib/collectives/runs_schedule.hpp>
 #include <adlib/collectives/print.hpp>
 #include <adlib/collectives/print_layout.hpp>
 #include <adlib/collectives/print_options.hpp>

@@ -47,7 +47,8 @@
 #include <vector>
 
 #include <adlib/collectives/array_subscripts.hpp>
-#include <adlib/collectives/planned_schedule.hpp>
+#include <adlib/collectives/detail/planned_schedule.hpp>
+#include <adlib/collectives/runs_schedule.hpp>
 #include <adlib/ranges/dist_array.hpp>
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/configuration.hpp>
@@ -173,12 +174,13 @@ class ArraySubscriptSchedule : public RunsSchedule<MemorySpace, DataSchedule<Mem
         indexed, aligned, subscripts, mask, access, config.error, read ? "destination" : "source");
     count_ = resolved.requests.size();
     std::uint64_t fingerprint = detail::hash_mix(destination.fingerprint(), source.fingerprint());
-    fingerprint = detail::hash_mix(fingerprint, element_and_configuration_fingerprint<T>(config));
+    fingerprint =
+        detail::hash_mix(fingerprint, detail::element_and_configuration_fingerprint<T>(config));
     fingerprint = detail::hash_mix(fingerprint, combine);
     fingerprint = detail::hash_mix(fingerprint, mask ? 1u : 0u);
     this->schedule_ = std::make_unique<DataSchedule<MemorySpace>>(
-        indexed.group().grid().comm(), resolved.requests, access, inner_configuration(config), name,
-        resolved.error, fingerprint);
+        indexed.group().grid().comm(), resolved.requests, access,
+        detail::inner_configuration(config), name, resolved.error, fingerprint);
     this->schedule_->template prepare<T>();
   }
 

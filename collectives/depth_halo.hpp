@@ -52,7 +52,7 @@
 #include <vector>
 
 #include <adlib/collectives/depth_halo_plan.hpp>
-#include <adlib/collectives/planned_schedule.hpp>
+#include <adlib/collectives/detail/planned_schedule.hpp>
 #include <adlib/ranges/unstructured_field.hpp>
 #include <adlib/ranges/unstructured_layout.hpp>
 #include <adlib/runtime/combine.hpp>
@@ -210,10 +210,10 @@ DepthHalo<T, MemorySpace>::DepthHalo(const UnstructuredLayout& layout, const Con
   const Comm& comm = layout.comm();
   std::string error = config.error;
   if (error.empty()) error = layout.error();
-  agree_on_errors(
-      comm, error,
-      detail::hash_mix(layout.fingerprint(), element_and_configuration_fingerprint<T>(config)),
-      kOperation);
+  agree_on_errors(comm, error,
+                  detail::hash_mix(layout.fingerprint(),
+                                   detail::element_and_configuration_fingerprint<T>(config)),
+                  kOperation);
 
   const auto& ids = layout.ids();
   const auto halo_begin = ids.begin() + layout.owned_count();
@@ -234,7 +234,7 @@ DepthHalo<T, MemorySpace>::DepthHalo(const UnstructuredLayout& layout, const Con
   }
   for (int depth = 1; depth <= layout.depth(); ++depth)
     for (int clean = 0; clean < depth; ++clean)
-      schedules_.push_back(build_schedule<T, MemorySpace>(
+      schedules_.push_back(detail::build_schedule<T, MemorySpace>(
           comm, depth_range_plan(levels, clean, depth, layout.column()), config));
 }
 

@@ -38,9 +38,10 @@
 #include <memory>
 #include <type_traits>
 
+#include <adlib/collectives/detail/planned_schedule.hpp>
 #include <adlib/collectives/negotiated_remap_plan.hpp>
-#include <adlib/collectives/planned_schedule.hpp>
 #include <adlib/collectives/remap_plan.hpp>
+#include <adlib/collectives/runs_schedule.hpp>
 #include <adlib/ranges/dist_array.hpp>
 #include <adlib/runtime/combine.hpp>
 #include <adlib/runtime/comm.hpp>
@@ -109,7 +110,7 @@ class Remap : public RunsSchedule<MemorySpace> {
     // Built before any check of the arrays, so a rank whose arrays are
     // wrong still takes part in the collective build and no rank hangs.
     if (replicated_ && !reverse_schedule_)
-      reverse_schedule_ = build_schedule<T, MemorySpace>(
+      reverse_schedule_ = detail::build_schedule<T, MemorySpace>(
           src_.group().grid().comm(), remap_exchange_plan(src_, dst_, src_.group().grid().comm()),
           this->config_);
     check_layouts(dst, src, "Remap::reverse", op::fingerprint<Combine>());
@@ -160,10 +161,10 @@ class Remap : public RunsSchedule<MemorySpace> {
               std::to_string(Rank);
     agree_on_errors(comm, error,
                     detail::hash_mix(dst.fingerprint() * 31 + src.fingerprint(),
-                                     element_and_configuration_fingerprint<T>(config)),
+                                     detail::element_and_configuration_fingerprint<T>(config)),
                     "Remap");
     this->schedule_ =
-        build_schedule<T, MemorySpace>(comm, remap_exchange_plan(dst, src, comm), config);
+        detail::build_schedule<T, MemorySpace>(comm, remap_exchange_plan(dst, src, comm), config);
   }
 
   void check_layouts(const array_type& dst, const array_type& src,

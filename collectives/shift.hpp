@@ -54,12 +54,13 @@
 #include <type_traits>
 #include <vector>
 
-#include <adlib/collectives/planned_schedule.hpp>
+#include <adlib/collectives/detail/planned_schedule.hpp>
+#include <adlib/collectives/runs_schedule.hpp>
 #include <adlib/collectives/shift_plan.hpp>
 #include <adlib/ranges/dist_array.hpp>
 #include <adlib/runtime/comm.hpp>
-#include <adlib/runtime/error.hpp>
 #include <adlib/runtime/detail/pack.hpp>
+#include <adlib/runtime/error.hpp>
 #include <adlib/schedules/block_mess_schedule.hpp>
 
 namespace adlib {
@@ -174,7 +175,7 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
   std::uint64_t fingerprint(std::uint64_t dst_layout, const std::string& arguments) const {
     return detail::hash_mix(
         (dst_layout * 31 + layout_.fingerprint()) * 31 + fingerprint_of(arguments),
-        element_and_configuration_fingerprint<T>(this->config_));
+        detail::element_and_configuration_fingerprint<T>(this->config_));
   }
 
   /// Collective: agrees on `error` and the arguments' fingerprint (throws on
@@ -193,7 +194,7 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
     agree_on_errors(comm, error, arguments_fingerprint, operation_);
     ShiftPlan planned = plan(me_);
     vacated_ = std::move(planned.vacated);
-    this->schedule_ = build_schedule<T, MemorySpace>(comm, planned.exchange, this->config_);
+    this->schedule_ = detail::build_schedule<T, MemorySpace>(comm, planned.exchange, this->config_);
   }
 
  private:

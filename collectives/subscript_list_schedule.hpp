@@ -38,8 +38,9 @@
 #include <string>
 #include <vector>
 
+#include <adlib/collectives/detail/planned_schedule.hpp>
 #include <adlib/collectives/index_exchange_plan.hpp>
-#include <adlib/collectives/planned_schedule.hpp>
+#include <adlib/collectives/runs_schedule.hpp>
 #include <adlib/ranges/dist_array.hpp>
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/configuration.hpp>
@@ -98,11 +99,12 @@ class SubscriptListSchedule : public RunsSchedule<MemorySpace, DataSchedule<Memo
     const std::string error = subscript_error(layout, subscripts, config.error);
     const SubscriptRequests requests(layout, subscripts_to_resolve(error, subscripts), comm.rank(),
                                      access);
-    const std::uint64_t fingerprint = detail::hash_mix(
-        detail::hash_mix(layout.fingerprint(), element_and_configuration_fingerprint<T>(config)),
-        combine);
+    const std::uint64_t fingerprint =
+        detail::hash_mix(detail::hash_mix(layout.fingerprint(),
+                                          detail::element_and_configuration_fingerprint<T>(config)),
+                         combine);
     this->schedule_ = std::make_unique<DataSchedule<MemorySpace>>(
-        comm, requests, access, inner_configuration(config), name, error, fingerprint);
+        comm, requests, access, detail::inner_configuration(config), name, error, fingerprint);
     this->schedule_->template prepare<T>();
   }
 

@@ -41,8 +41,9 @@
 #include <type_traits>
 #include <vector>
 
+#include <adlib/collectives/detail/planned_schedule.hpp>
 #include <adlib/collectives/halo_plan.hpp>
-#include <adlib/collectives/planned_schedule.hpp>
+#include <adlib/collectives/runs_schedule.hpp>
 #include <adlib/ranges/dist_array.hpp>
 #include <adlib/runtime/combine.hpp>
 #include <adlib/runtime/comm.hpp>
@@ -102,10 +103,10 @@ class WriteHalo : public RunsSchedule<MemorySpace> {
                                           " for a WriteHalo of rank " + std::to_string(Rank);
     agree_on_errors(comm, error,
                     detail::hash_mix(layout.fingerprint() * 31 + fingerprint_of(describe(halo)),
-                                     element_and_configuration_fingerprint<T>(config)),
+                                     detail::element_and_configuration_fingerprint<T>(config)),
                     "WriteHalo");
-    this->schedule_ =
-        build_schedule<T, MemorySpace>(comm, plan_write_halo(layout, halo, comm.rank()), config);
+    this->schedule_ = detail::build_schedule<T, MemorySpace>(
+        comm, plan_write_halo(layout, halo, comm.rank()), config);
   }
 
   /// One array, or several arrays of this layout in one exchange (the

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /// @file
-/// From a plan to a schedule: what every collective built on BlockMessSchedule
-/// does with the blocks its planner enumerated.
+/// RunsSchedule: what every collective that runs one precomputed schedule
+/// offers its users besides its own start() and execute(): finish(), the
+/// schedule for inspection, the transfer choice and the configuration; and,
+/// for the collective itself, the agreement before an execution.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
 
-#include <adlib/collectives/remap_plan.hpp>
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/configuration.hpp>
 #include <adlib/runtime/detail/hash.hpp>
@@ -16,35 +17,6 @@
 #include <adlib/schedules/block_mess_schedule.hpp>
 
 namespace adlib {
-
-/// The configuration of the BlockMessSchedule under a collective: the
-/// collective's, less the checked mode (the collective agrees on its arrays
-/// itself, which covers what the schedule would check).
-inline Configuration inner_configuration(const Configuration& config) {
-  Configuration inner = config;
-  inner.checked = false;
-  return inner;
-}
-
-/// What a collective's constructor agrees on besides its own arguments: the
-/// element type (size, alignment, kind) and the configuration.
-template <class T>
-std::uint64_t element_and_configuration_fingerprint(const Configuration& config) {
-  return detail::hash_mix(detail::element_fingerprint<T>(), config.fingerprint());
-}
-
-/// A built schedule for `plan` (collective), with its buffers allocated for T.
-template <class T, class MemorySpace>
-std::unique_ptr<BlockMessSchedule<MemorySpace>> build_schedule(
-    const Comm& comm, const ExchangePlan& plan,
-    const Configuration& config = Configuration::environment()) {
-  auto schedule =
-      std::make_unique<BlockMessSchedule<MemorySpace>>(comm, inner_configuration(config));
-  schedule->declare(plan);
-  schedule->build();
-  schedule->template prepare<T>();
-  return schedule;
-}
 
 /// What every collective that runs one schedule (a BlockMessSchedule, or a
 /// DataSchedule for Gather and Scatter) offers besides its own start():
