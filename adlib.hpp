@@ -60,12 +60,12 @@
 #include <adlib/collectives/halo_plan.hpp>
 #include <adlib/collectives/index_exchange_plan.hpp>
 #include <adlib/collectives/negotiated_remap_plan.hpp>
-#include <adlib/collectives/runs_schedule.hpp>
 #include <adlib/collectives/print.hpp>
 #include <adlib/collectives/print_layout.hpp>
 #include <adlib/collectives/print_options.hpp>
 #include <adlib/collectives/remap.hpp>
 #include <adlib/collectives/remap_plan.hpp>
+#include <adlib/collectives/runs_schedule.hpp>
 #include <adlib/collectives/scalar_reductions.hpp>
 #include <adlib/collectives/scatter.hpp>
 #include <adlib/collectives/shift.hpp>
