@@ -5,7 +5,7 @@
 ///
 /// @code
 ///   adlib::IndexList list = adlib::IndexList::from({7, 3, 100, 101, ..., 163, 5});
-///   adlib::pack_indices<double>(space, memory, list, buffer);   // runtime/detail/pack.hpp
+///   adlib::detail::pack_indices<double>(space, memory, list, buffer);   // runtime/detail/pack.hpp
 /// @endcode
 ///
 /// The offsets keep their order (it is the order the elements travel in).

@@ -5,9 +5,9 @@
 /// with many threads), and the pack, unpack and copy kernels over it.
 ///
 /// @code
-///   auto list = adlib::DeviceIndexList<MemorySpace>::from(host_list);   // once, at build
-///   adlib::pack_indices<double>(space, memory, list, buffer);           // one kernel
-///   adlib::unpack_indices<double>(space, memory, list, buffer, adlib::op::add);
+///   auto list = adlib::detail::DeviceIndexList<MemorySpace>::from(host_list);   // once, at build
+///   adlib::detail::pack_indices<double>(space, memory, list, buffer);           // one kernel
+///   adlib::detail::unpack_indices<double>(space, memory, list, buffer, adlib::op::add);
 /// @endcode
 ///
 /// The host IndexList keeps runs and singles apart so that one host thread

@@ -6,7 +6,7 @@
 /// and broadcast schedules are built on it; it knows nothing of ranges.
 ///
 /// @code
-///   adlib::CollectiveExecutor<double, adlib::op::Add, Kokkos::HostSpace> run(
+///   adlib::detail::CollectiveExecutor<double, adlib::op::Add, Kokkos::HostSpace> run(
 ///       plan, n, adlib::op::add, comm.get(), tag, MPI_DOUBLE);
 ///   run.run(x.data());     // x holds the all-reduce of every member's x
 /// @endcode
