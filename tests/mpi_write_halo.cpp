@@ -410,6 +410,14 @@ TEST(WriteHalo, MisuseIsRefusedOnEveryRank) {
   }
   H halo(a);
   expect_error_everywhere([&] { halo.execute(b); }, "schedule was built for");
+  // Every ghost cell of an array that has none, or explicit widths of 0: a
+  // documented no-op (docs/write_halo.md), which leaves the array as it was.
+  b.fill([](auto g) { return double(g[0]); });
+  H(b).execute(b);
+  H(b, {0}, {0}, {Boundary::edge}).execute(b);
+  int wrong = 0;
+  b.for_each_local([&](auto g, double v) { wrong += v != double(g[0]); });
+  EXPECT_EQ(wrong, 0);
 }
 
 }  // namespace
