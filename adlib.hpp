@@ -6,6 +6,7 @@
 
 #include <adlib/version.hpp>
 
+#include <adlib/runtime/agreement.hpp>
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/configuration.hpp>
 #include <adlib/runtime/directory.hpp>

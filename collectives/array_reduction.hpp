@@ -118,6 +118,14 @@ class ArrayReduction {
       throw Error("layout of rank " + std::to_string(layout.rank()) +
                       " for an ArrayReduction of rank " + std::to_string(Rank),
                   -1, "ArrayReduction");
+    // The layout is agreed here, once, so that execution needs only the
+    // local check that an array has it: an array whose extent or
+    // distribution differs on one rank is an error on every rank, not a
+    // silently wrong result.
+    agree_on_arguments(
+        layout.group().grid().comm(), "",
+        {agreed_layout("layout", layout), agreed_element_type<T>(), agreed_configuration(config)},
+        "ArrayReduction");
     const int me = layout.group().grid().comm().rank();
     member_ = layout.holds_data(me);
     if (!member_) return;

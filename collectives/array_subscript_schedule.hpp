@@ -16,7 +16,8 @@
 ///   : ArraySubscriptSchedule<T, MemorySpace>(dst, src, subscripts, mask, RemoteAccess::read,
 ///                                            "ArrayGather", 0, config) {}
 ///   // Its start():
-///   this->agree_to_execute_on(dst.layout(), src.layout(), "ArrayGather::execute");
+///   this->agree_to_execute_on(dst.layout(), src.layout(), "ArrayGather::execute", 0,
+///                             this->overlap(dst, src));
 ///   this->schedule_->start_read(dst.local_view().data(), dst.local_view().span(),
 ///                               src.local_view().data(), src.local_view().span());
 /// @endcode
@@ -184,14 +185,32 @@ class ArraySubscriptSchedule : public RunsSchedule<MemorySpace, DataSchedule<Mem
     this->schedule_->template prepare<T>();
   }
 
+  /// Do `destination` and `source` overlap: the same allocation, as
+  /// overlapping sections (or views of other numbers of dimensions)?  The
+  /// same answer on every rank, since it compares allocations, not pointers.
+  template <int DestinationRank, int SourceRank>
+  static bool overlap(const DistArray<T, DestinationRank, MemorySpace>& destination,
+                      const DistArray<T, SourceRank, MemorySpace>& source) {
+    if (!destination.shares_allocation_with(source)) return false;
+    if constexpr (DestinationRank == SourceRank)
+      return destination.layout().overlaps(source.layout());
+    return true;
+  }
+
   /// Before an execution posts anything: this rank's verdict on the layouts
-  /// of the arrays passed (planned ones: fine), then
+  /// of the arrays passed (planned ones: fine) and on their `overlapping`
+  /// (refused: see overlap()), then
   /// RunsSchedule::agree_to_execute over the two arrays, `operation` and
   /// `combine` as it takes them.
   void agree_to_execute_on(const ArrayLayout& destination, const ArrayLayout& source,
-                           const char* operation, std::uint64_t combine = 0) const {
+                           const char* operation, std::uint64_t combine = 0,
+                           bool overlapping = false) const {
     std::string error;
-    if (destination != destination_)
+    if (overlapping)
+      error = std::string("destination and source share memory; an ") + name_ +
+              " reads and writes elements in message order, so it would read elements it had "
+              "already overwritten: use a separate destination";
+    else if (destination != destination_)
       error = "destination has layout " + destination.describe() + " but the " + name_ +
               " was built for " + destination_.describe();
     else if (source != source_)

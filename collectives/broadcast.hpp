@@ -153,28 +153,38 @@ class Broadcast {
             const Configuration& config = Configuration::environment())
       : layout_(layout), group_(group), config_(config) {
     const char* operation = "Broadcast";
-    const int me = layout.group().grid().comm().rank();
+    const Comm& comm = layout.group().grid().comm();
+    const int me = comm.rank();
     if (layout.rank() != Rank)
       throw Error("layout of rank " + std::to_string(layout.rank()) + " for a Broadcast of rank " +
                       std::to_string(Rank),
                   me, operation);
+    // Every check, and the section itself, is agreed by every process of
+    // the grid before the tree is built: a section (or broadcast_value's
+    // index) that differs on one rank is an error everywhere, even where
+    // both sections fall on the same owner.
+    std::string error;
     if (!(group.grid() == layout.group().grid()))
-      throw Error("the group " + group.describe() + " is not over the array's grid " +
-                      layout.group().grid().describe(),
-                  me, operation);
+      error = "the group " + group.describe() + " is not over the array's grid " +
+              layout.group().grid().describe();
     std::vector<int> coords;
-    const std::string spread = detail::section_owner(layout, coords);
-    if (!spread.empty()) throw Error(spread, me, operation);
+    if (error.empty()) error = detail::section_owner(layout, coords);
     // The first copy of the owner's elements inside the group sends.
     int owner = -1;
-    for (long long k = 0; k < layout.replica_count() && owner < 0; ++k) {
+    for (long long k = 0; error.empty() && k < layout.replica_count() && owner < 0; ++k) {
       const int holder = layout.replica(coords, k);
       if (group.contains(holder)) owner = holder;
     }
-    if (owner < 0)
-      throw Error("the group " + group.describe() + " holds no copy of the section " +
-                      layout.describe_distribution(),
-                  me, operation);
+    if (error.empty() && owner < 0)
+      error = "the group " + group.describe() + " holds no copy of the section " +
+              layout.describe_distribution();
+    const std::string group_text = group.describe();
+    agree_on_arguments(comm, error,
+                       {agreed_layout("section", layout),
+                        agreed_element_type<T>(),
+                        {"group", fingerprint_of(group_text), [&] { return group_text; }},
+                        agreed_configuration(config)},
+                       operation);
     member_ = group.contains(me);
     if (!member_) return;
     const std::vector<int> ranks = group.ranks();

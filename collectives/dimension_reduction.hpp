@@ -388,9 +388,13 @@ class DimensionReduction {
     if (error.empty() && (dimension < 0 || dimension >= Rank))
       error = "dimension " + std::to_string(dimension) + " of an array of rank " +
               std::to_string(Rank) + " (dimensions are 0 .. " + std::to_string(Rank - 1) + ")";
-    std::uint64_t h = detail::hash_mix(source.fingerprint(), static_cast<std::uint64_t>(dimension));
-    h = detail::hash_mix(h, detail::element_fingerprint<T>());
-    agree_on_errors(comm, error, detail::hash_mix(h, config.fingerprint()), "DimensionReduction");
+    agree_on_arguments(comm, error,
+                       {agreed_layout("layout", source),
+                        {"dimension", static_cast<std::uint64_t>(dimension),
+                         [dimension] { return std::to_string(dimension); }},
+                        agreed_element_type<T>(),
+                        agreed_configuration(config)},
+                       "DimensionReduction");
     rank_ = comm.rank();
     plan();
   }

@@ -255,6 +255,10 @@ std::uint64_t fingerprint_of(const std::string& text) {
   return h;
 }
 
+AgreedArgument agreed_layout(const std::string& name, const ArrayLayout& layout) {
+  return {name, layout.fingerprint(), [&layout] { return layout.describe_distribution(); }};
+}
+
 std::uint64_t ArrayLayout::fingerprint() const {
   return fingerprint_of(describe_distribution());
 }

@@ -24,6 +24,7 @@
 
 #include <adlib/ranges/process_grid.hpp>
 #include <adlib/ranges/range.hpp>
+#include <adlib/runtime/agreement.hpp>
 
 namespace adlib {
 
@@ -124,5 +125,10 @@ class ArrayLayout {
 
 /// FNV-1a, the hash behind fingerprints.
 std::uint64_t fingerprint_of(const std::string& text);
+
+/// `layout` as an argument every rank must pass alike (agree_on_arguments),
+/// under `name` ("layout", "the mask's layout"); it refers to `layout`,
+/// which must outlive the agreement.
+AgreedArgument agreed_layout(const std::string& name, const ArrayLayout& layout);
 
 }  // namespace adlib

@@ -182,6 +182,11 @@ class DistArray {
   bool shares_allocation_with(const DistArray& other) const {
     return allocation_ == other.allocation_;
   }
+  /// The same for an array of another number of dimensions.
+  template <int OtherRank>
+  bool shares_allocation_with(const DistArray<T, OtherRank, MemorySpace>& other) const {
+    return allocation_ == other.allocation_;
+  }
 
   /// A section sharing this array's memory.  Triplets are positions of this
   /// array's index space (0 .. extent(d)-1), negative strides allowed.
@@ -329,6 +334,8 @@ class DistArray {
   /// Identity of the memory, shared by sections (and, for a wrapped View, the
   /// View handle that keeps it alive).
   std::shared_ptr<const void> allocation_;
+  template <class, int, class>
+  friend class DistArray;  // shares_allocation_with() across numbers of dimensions
   bool wrapped_ = false;
 };
 

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <vector>
 
+#include <adlib/runtime/detail/verdict.hpp>
 #include <adlib/runtime/error.hpp>
 
 namespace adlib {
@@ -172,24 +173,6 @@ namespace {
 // the constructors' agreement carries.
 constexpr int kWindowWords = 8;
 
-[[noreturn]] void throw_agreed(const Comm& comm, const std::string& local_error, bool failed,
-                               const char* operation) {
-  if (!failed)
-    throw Error(
-        "arguments differ between ranks (every rank must pass the same layouts, element type, "
-        "parameters and configuration to a collective call)",
-        comm.rank(), operation);
-  // Someone failed: broadcast the message of the lowest failing rank.
-  int candidate = local_error.empty() ? comm.size() : comm.rank(), root = 0;
-  ADLIB_MPI(MPI_Allreduce(&candidate, &root, 1, MPI_INT, MPI_MIN, comm.get()), operation);
-  int length = static_cast<int>(local_error.size());
-  ADLIB_MPI(MPI_Bcast(&length, 1, MPI_INT, root, comm.get()), operation);
-  std::vector<char> text(local_error.begin(), local_error.end());
-  text.resize(length);
-  ADLIB_MPI(MPI_Bcast(text.data(), length, MPI_CHAR, root, comm.get()), operation);
-  throw Error(std::string(text.begin(), text.end()), root, operation);
-}
-
 // Lowest clear bit of the window, or -1.
 int lowest_free(const std::uint64_t* words) {
   for (int w = 0; w < kWindowWords; ++w)
@@ -199,32 +182,7 @@ int lowest_free(const std::uint64_t* words) {
   return -1;
 }
 
-// One MPI_Allreduce, under bitwise OR, of {failed, f, ~f} followed by `extra`
-// (replaced by its OR over the ranks).  A bit is set in both OR(f) and OR(~f)
-// exactly when some rank has a 1 there and another a 0, so OR(f) & OR(~f) != 0
-// says "the fingerprints differ", with the same verdict on every rank.  When
-// any rank failed or the fingerprints differ, every rank throws the same
-// adlib::Error.
-void reduce_verdict(const Comm& comm, const std::string& local_error, std::uint64_t fingerprint,
-                    std::uint64_t* extra, int extra_count, const char* operation) {
-  std::uint64_t mine[3 + kWindowWords], all[3 + kWindowWords];
-  mine[0] = local_error.empty() ? 0u : 1u;
-  mine[1] = fingerprint;
-  mine[2] = ~fingerprint;
-  std::copy(extra, extra + extra_count, mine + 3);
-  ADLIB_MPI(MPI_Allreduce(mine, all, 3 + extra_count, MPI_UINT64_T, MPI_BOR, comm.get()),
-            operation);
-  const bool failed = all[0] != 0, mismatch = (all[1] & all[2]) != 0;
-  if (failed || mismatch) throw_agreed(comm, local_error, failed, operation);
-  std::copy(all + 3, all + 3 + extra_count, extra);
-}
-
 }  // namespace
-
-void agree_on_errors(const Comm& comm, const std::string& local_error, std::uint64_t fingerprint,
-                     const char* operation) {
-  reduce_verdict(comm, local_error, fingerprint, nullptr, 0, operation);
-}
 
 TagLease Comm::lease_agreed_tag(const std::string& local_error, std::uint64_t fingerprint,
                                 const char* operation) const {
@@ -243,7 +201,10 @@ TagLease Comm::lease_agreed_tag(const std::string& local_error, std::uint64_t fi
   // The first window of tags rides in the agreement on the arguments.
   long long window = first;
   mark_used(window);
-  reduce_verdict(*this, local_error, fingerprint, used, kWindowWords, operation);
+  const detail::Verdict verdict = detail::reduce_verdict(*this, !local_error.empty(), fingerprint,
+                                                         used, kWindowWords, operation);
+  if (!verdict.fine())
+    detail::throw_verdict(*this, verdict, local_error, nullptr, fingerprint, operation);
   int free_bit = lowest_free(used);
   // Further windows, one allreduce each, only while every tag of the last
   // one is held on some rank.

@@ -393,6 +393,88 @@ TEST_F(Agreement, CheckedExecutionsOfDifferentSchedulesAreAnError) {
                           "differ between ranks");
 }
 
+// ---- which argument differs, and where --------------------------------------
+
+// The message names the first argument that differs, each variant and the
+// ranks that pass it, identically on every rank.
+TEST_F(Agreement, MessageNamesTheArgumentAndTheRanks) {
+  if (comm_.size() == 1) GTEST_SKIP() << "needs two ranks to disagree";
+  const bool odd = comm_.rank() == 1;
+  const std::string combine = odd ? "max" : "add";
+  std::string others = "0";
+  if (comm_.size() == 3) others = "0, 2";
+  if (comm_.size() == 4) others = "0, 2, 3";
+  if (comm_.size() > 4) others = "0, 2-" + std::to_string(comm_.size() - 1);
+  const std::string expected = "arguments differ between ranks: combine: add on rank" +
+                               std::string(comm_.size() > 2 ? "s " : " ") + others +
+                               "; max on rank 1";
+  expect_error_everywhere(
+      [&] {
+        adlib::agree_on_arguments(
+            comm_, "",
+            {{"layout", 7, [] { return std::string("block(10)"); }},
+             {"combine", adlib::fingerprint_of(combine), [&] { return combine; }}},
+            "Test");
+      },
+      expected);
+  // Ranks in different collectives are told which operation each entered.
+  expect_error_everywhere([&] { adlib::agree_on_arguments(comm_, "", {}, odd ? "Other" : "Test"); },
+                          "arguments differ between ranks: operation: Test on rank");
+  // Variants that read alike are numbered.
+  expect_error_everywhere(
+      [&] {
+        adlib::agree_on_arguments(
+            comm_, "", {{"combine", odd ? 2u : 1u, [] { return std::string("MyFunctor"); }}},
+            "Test");
+      },
+      "MyFunctor, variant 2 on rank 1");
+  // A local error wins over a disagreement: the lowest failing rank's message.
+  expect_error_everywhere(
+      [&] {
+        adlib::agree_on_arguments(comm_, odd ? "bad width" : "", {{"w", odd ? 1u : 0u, {}}},
+                                  "Test");
+      },
+      "bad width");
+}
+
+TEST(AgreementRanks, RanksAreListedWithRuns) {
+  EXPECT_EQ(adlib::describe_ranks({0}), "0");
+  EXPECT_EQ(adlib::describe_ranks({0, 1}), "0, 1");
+  EXPECT_EQ(adlib::describe_ranks({0, 2, 3, 4, 7}), "0, 2-4, 7");
+  EXPECT_EQ(adlib::describe_ranks({1, 2, 3, 5, 6}), "1-3, 5, 6");
+}
+
+// ---- reductions and broadcasts: the layout agreed at construction --------------
+
+// An array whose extent differs on one rank: in unchecked mode too, the
+// reduction's construction is an error on every rank (adlib.sum once gave
+// 62 at 3 ranks and 66 at 2 for a true 55).
+TEST_F(Agreement, ReductionOfArrayWithExtentDifferingOnOneRankIsErrorEverywhere) {
+  if (comm_.size() == 1) GTEST_SKIP() << "needs two ranks to disagree";
+  const Index extent = comm_.rank() == 1 ? 11 : 10;
+  adlib::DistArray<double, 1> a(grid_, {adlib::block(extent)});
+  a.fill([](auto g) { return double(g[0] + 1); });
+  expect_error_everywhere([&] { adlib::sum(a); }, "arguments differ between ranks: layout: ");
+  expect_error_everywhere([&] { adlib::ArrayReduction<double, 1> r(a, unchecked()); }, "on rank 1");
+  expect_error_everywhere([&] { adlib::maxval(a); }, "layout: ");
+  adlib::DistArray<double, 2> b(grid_, {adlib::block(extent), adlib::collapsed(3)});
+  expect_error_everywhere([&] { adlib::DimensionReduction<double, 2> r(b, 1, unchecked()); },
+                          "arguments differ between ranks: layout: ");
+}
+
+// broadcast_value with an index that differs on one rank, on the same
+// owner: an error everywhere (a rank asking for x[4] once got x[3]).
+TEST_F(Agreement, BroadcastValueWithIndexDifferingOnOneRankIsErrorEverywhere) {
+  if (comm_.size() == 1) GTEST_SKIP() << "needs two ranks to disagree";
+  adlib::DistArray<double, 1> x(grid_, {adlib::block(10 * comm_.size())});
+  x.fill([](auto g) { return double(g[0]); });
+  const Index at = comm_.rank() == 1 ? 4 : 3;
+  expect_error_everywhere([&] { adlib::broadcast_value(x, at); },
+                          "arguments differ between ranks: section: ");
+  // The same index everywhere still works.
+  EXPECT_EQ(adlib::broadcast_value(x, Index(4)), 4.0);
+}
+
 }  // namespace
 
 }  // namespace mpi_agreement

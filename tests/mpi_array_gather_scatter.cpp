@@ -572,6 +572,50 @@ TEST(ArrayGatherScatter, WrongArraysAtExecutionAreRefused) {
   fetch.execute(dst, src);  // still usable
 }
 
+// A destination that shares memory with the source: refused on every rank,
+// checked or not (with y = cyclic(10), y[i] = 500 + i and s[i] = 9 - i, an
+// in-place gather once left y[0] = 500 and an in-place scatter gave
+// y[5] = 1514 at 1, 3 and 5 ranks).  Disjoint sections of one array are
+// fine, and the schedule still works with separate arrays.
+TEST(ArrayGatherScatter, DestinationSharingMemoryWithSourceIsRefusedEverywhere) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  adlib::ProcessGrid line(comm, {comm.size()});
+  Array<double, 1> y(line, {adlib::cyclic(10)}), z(line, {adlib::cyclic(10)});
+  Array<Index, 1> s(line, {adlib::cyclic(10)});
+  y.fill([](const std::array<Index, 1>& p) { return 500.0 + double(p[0]); });
+  s.fill([](const std::array<Index, 1>& p) { return 9 - p[0]; });
+  for (bool checked : {false, true}) {
+    adlib::Configuration config = adlib::Configuration::environment();
+    config.checked = checked;
+    adlib_test::expect_error_everywhere([&] { adlib::gather(y, y, std::array{s}); },
+                                        "share memory");
+    adlib_test::expect_error_everywhere([&] { adlib::scatter(y, y, std::array{s}); },
+                                        "share memory");
+    adlib::ArrayGather fetch(z, y, std::array{s}, config);
+    adlib_test::expect_error_everywhere([&] { fetch.execute(y, y); }, "share memory");
+    adlib::ArrayScatter<double, 1, 1, Space, adlib::op::Add> put(z, y, std::array{s},
+                                                                 adlib::op::add, config);
+    adlib_test::expect_error_everywhere([&] { put.execute(y, y); }, "share memory");
+    fetch.execute(z, y);
+    int wrong = 0;
+    z.for_each_local([&](auto g, double v) { wrong += v != 500.0 + double(9 - g[0]); });
+    EXPECT_EQ(wrong, 0);
+  }
+  // Disjoint halves of one array: y[0:5] = y[5 + t[i]] with t[i] = 4 - i.
+  Array<double, 1> w(line, {adlib::block(10)});
+  w.fill([](const std::array<Index, 1>& p) { return double(p[0]); });
+  const Array<double, 1> low = w.section({adlib::Triplet{0, 4, 1}});
+  const Array<double, 1> high = w.section({adlib::Triplet{5, 9, 1}});
+  Array<Index, 1> subscripts(line, {adlib::block(10)});
+  Array<Index, 1> t = subscripts.section({adlib::Triplet{0, 4, 1}});
+  t.fill([](const std::array<Index, 1>& p) { return 4 - p[0]; });
+  adlib::gather(low, high, std::array{t});
+  int wrong = 0;
+  w.for_each_local(
+      [&](auto g, double v) { wrong += v != (g[0] < 5 ? double(5 + 4 - g[0]) : double(g[0])); });
+  EXPECT_EQ(wrong, 0);
+}
+
 }  // namespace
 
 }  // namespace mpi_array_gather_scatter

@@ -5,6 +5,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 namespace adlib {
@@ -53,6 +54,18 @@ constexpr std::uint64_t element_fingerprint() {
   std::uint64_t h = hash_mix(hash_start(), sizeof(T));
   h = hash_mix(h, alignof(T));
   return hash_mix(h, static_cast<std::uint64_t>(element_kind<T>()));
+}
+
+// The element type in words, for error messages: "8-byte floating point".
+template <class T>
+std::string describe_element() {
+  const char* kinds[] = {"",
+                         "signed integer",
+                         "unsigned integer",
+                         "floating point",
+                         "complex floating point",
+                         "trivially copyable type"};
+  return std::to_string(sizeof(T)) + "-byte " + kinds[static_cast<int>(element_kind<T>())];
 }
 
 }  // namespace detail
