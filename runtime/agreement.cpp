@@ -20,50 +20,28 @@ std::uint64_t text_fingerprint(const char* text) {
   return h;
 }
 
-// Every rank's strings, in rank order (two collectives: the lengths, then
-// the characters).
-std::vector<std::string> allgather_strings(const Comm& comm, const std::string& mine,
-                                           const char* operation) {
-  const int size = comm.size();
-  int length = static_cast<int>(mine.size());
-  std::vector<int> lengths(static_cast<std::size_t>(size)), offsets(static_cast<std::size_t>(size));
-  ADLIB_MPI(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm.get()), operation);
-  int total = 0;
-  for (int r = 0; r < size; ++r) {
-    offsets[static_cast<std::size_t>(r)] = total;
-    total += lengths[static_cast<std::size_t>(r)];
-  }
-  std::vector<char> all(static_cast<std::size_t>(std::max(total, 1)));
-  ADLIB_MPI(MPI_Allgatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(),
-                           offsets.data(), MPI_CHAR, comm.get()),
-            operation);
-  std::vector<std::string> strings;
-  for (int r = 0; r < size; ++r)
-    strings.emplace_back(all.data() + offsets[static_cast<std::size_t>(r)],
-                         static_cast<std::size_t>(lengths[static_cast<std::size_t>(r)]));
-  return strings;
-}
-
-// Every rank's fingerprints (entry 0 the operation's, then one per argument).
-std::vector<std::vector<std::uint64_t>> allgather_fingerprints(
-    const Comm& comm, const std::vector<std::uint64_t>& mine, const char* operation) {
-  const int size = comm.size();
+// Every rank's `mine`, in rank order (two collectives: the counts, then the
+// values).
+template <class T>
+std::vector<std::vector<T>> allgather_by_rank(const Comm& comm, const std::vector<T>& mine,
+                                              MPI_Datatype type, const char* operation) {
+  const auto size = static_cast<std::size_t>(comm.size());
   int count = static_cast<int>(mine.size());
-  std::vector<int> counts(static_cast<std::size_t>(size)), offsets(static_cast<std::size_t>(size));
+  std::vector<int> counts(size), offsets(size);
   ADLIB_MPI(MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm.get()), operation);
   int total = 0;
-  for (int r = 0; r < size; ++r) {
-    offsets[static_cast<std::size_t>(r)] = total;
-    total += counts[static_cast<std::size_t>(r)];
+  for (std::size_t r = 0; r < size; ++r) {
+    offsets[r] = total;
+    total += counts[r];
   }
-  std::vector<std::uint64_t> all(static_cast<std::size_t>(total));
-  ADLIB_MPI(MPI_Allgatherv(mine.data(), count, MPI_UINT64_T, all.data(), counts.data(),
-                           offsets.data(), MPI_UINT64_T, comm.get()),
+  std::vector<T> all(static_cast<std::size_t>(std::max(total, 1)));
+  ADLIB_MPI(MPI_Allgatherv(mine.data(), count, type, all.data(), counts.data(), offsets.data(),
+                           type, comm.get()),
             operation);
-  std::vector<std::vector<std::uint64_t>> by_rank;
-  for (int r = 0; r < size; ++r) {
-    const auto first = all.begin() + offsets[static_cast<std::size_t>(r)];
-    by_rank.emplace_back(first, first + counts[static_cast<std::size_t>(r)]);
+  std::vector<std::vector<T>> by_rank;
+  for (std::size_t r = 0; r < size; ++r) {
+    const auto first = all.begin() + offsets[r];
+    by_rank.emplace_back(first, first + counts[r]);
   }
   return by_rank;
 }
@@ -80,7 +58,8 @@ constexpr std::size_t kListedVariants = 6;
     for (const AgreedArgument& argument : *arguments) mine.push_back(argument.fingerprint);
   else
     mine.push_back(fingerprint);
-  const std::vector<std::vector<std::uint64_t>> all = allgather_fingerprints(comm, mine, operation);
+  const std::vector<std::vector<std::uint64_t>> all =
+      allgather_by_rank(comm, mine, MPI_UINT64_T, operation);
   std::size_t shortest = mine.size();
   for (const auto& entries : all) shortest = std::min(shortest, entries.size());
   // The first entry that differs; `shortest` when only the counts differ.
@@ -118,7 +97,11 @@ constexpr std::size_t kListedVariants = 6;
     name = "number of arguments";
     mine_described = std::to_string(mine.size() - 1);
   }
-  const std::vector<std::string> described = allgather_strings(comm, mine_described, operation);
+  std::vector<std::string> described;
+  for (const std::vector<char>& text :
+       allgather_by_rank(comm, std::vector<char>(mine_described.begin(), mine_described.end()),
+                         MPI_CHAR, operation))
+    described.emplace_back(text.begin(), text.end());
   std::string message = "arguments differ between ranks";
   if (name == "arguments")
     message +=
