@@ -48,18 +48,65 @@ DTYPES = ("float64", "float32", "int64", "complex128")
 MASK_DTYPE = "bool"
 
 
+class _agreed:
+    """The package's own argument checks of a collective call, agreed across
+    ranks: `with _agreed(grid_or_arrays...):` around the checks (TypeError,
+    ValueError, IndexError, adlib.Error raised on this rank) makes every
+    rank raise the lowest failing rank's exception, of the same class and
+    with the same message, instead of leaving the others waiting in the
+    call.  One small allreduce over the communicator of the first
+    ProcessGrid, Group or array among the candidates (MPI_COMM_WORLD when
+    this rank was given none: pass the same kind of argument everywhere)."""
+
+    _classes = {"TypeError": TypeError, "ValueError": ValueError, "IndexError": IndexError}
+
+    def __init__(self, *candidates):
+        self._grid = None
+        for c in candidates:
+            if isinstance(c, ProcessGrid):
+                self._grid = c
+            elif isinstance(c, Group):
+                self._grid = c.grid
+            elif isinstance(c, DistArrayBase):
+                self._grid = c.group.grid
+            if self._grid is not None:
+                break
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, traceback):
+        checks = (TypeError, ValueError, IndexError, Error)
+        if kind is not None and not issubclass(kind, checks):
+            return False  # not an argument check (KeyboardInterrupt, ...)
+        mine = ""
+        if kind is not None:
+            name = kind.__name__ if kind.__name__ in self._classes else "Error"
+            mine = "%s|%s" % (name, value)
+        agreed = _adlib._agree(self._grid, mine)
+        if not agreed:
+            return False
+        name, _, message = agreed.partition("|")
+        raise self._classes.get(name, Error)(message) from None
+
+
 def DistArray(grid, specs, dtype=_np.float64):
     """A new distributed array over `grid` (a ProcessGrid or Group), one
     RangeSpec per dimension (1 to 3), elements of `dtype` (see DTYPES; bool
-    for masks).  Collective over the grid's communicator.  The elements are
-    not set."""
-    name = _np.dtype(dtype).name
-    if name not in DTYPES + (MASK_DTYPE,):
-        raise TypeError("adlib arrays hold %s, not %s" % (", ".join(DTYPES), name))
-    specs = list(specs)
-    if not 1 <= len(specs) <= 3:
-        raise Error("adlib: DistArray: the Python module makes arrays of rank 1 to 3, not %d"
-                    % len(specs))
+    for masks).  Collective over the grid's communicator: the checks of
+    `dtype` and of the number of dimensions are agreed (one small allreduce;
+    a mistake on one rank raises on every rank), the shapes are not (a
+    shape that differs between ranks is caught by the first collective over
+    the array, whose layout every rank agrees on).  The elements are not
+    set."""
+    with _agreed(grid):
+        name = _np.dtype(dtype).name
+        if name not in DTYPES + (MASK_DTYPE,):
+            raise TypeError("adlib arrays hold %s, not %s" % (", ".join(DTYPES), name))
+        specs = list(specs)
+        if not 1 <= len(specs) <= 3:
+            raise Error("adlib: DistArray: the Python module makes arrays of rank 1 to 3, not %d"
+                        % len(specs))
     cls = getattr(_adlib, "DistArray_%s_%dd" % (name, len(specs)))
     return cls(grid, specs)
 
@@ -72,14 +119,15 @@ def wrap(grid, specs, local):
     block that does not fit the layout on any rank raises adlib.Error on
     every rank.  Ranks that hold no data pass an empty array of the same
     rank and element type."""
-    name = local.dtype.name if isinstance(local, _np.ndarray) else None
-    if name not in DTYPES + (MASK_DTYPE,):
-        raise TypeError("adlib.wrap takes a numpy array of %s, not %r" % (", ".join(DTYPES),
-                                                                         type(local).__name__))
-    specs = list(specs)
-    if not 1 <= len(specs) <= 3:
-        raise Error("adlib: DistArray::wrap: the Python module makes arrays of rank 1 to 3, "
-                    "not %d" % len(specs))
+    with _agreed(grid):
+        name = local.dtype.name if isinstance(local, _np.ndarray) else None
+        if name not in DTYPES + (MASK_DTYPE,):
+            raise TypeError("adlib.wrap takes a numpy array of %s, not %r"
+                            % (", ".join(DTYPES), name or type(local).__name__))
+        specs = list(specs)
+        if not 1 <= len(specs) <= 3:
+            raise Error("adlib: DistArray::wrap: the Python module makes arrays of rank 1 to 3, "
+                        "not %d" % len(specs))
     return getattr(_adlib, "DistArray_%s_%dd" % (name, len(specs)))(grid, specs, local)
 
 
@@ -123,14 +171,17 @@ def _schedule_class(kind, *arrays):
 def Remap(dst, src):
     """Plans dst = src between arrays of the same shape and any distributions
     (collective); .execute(dst, src) as many times as needed."""
-    return _schedule_class("Remap", dst, src)(dst, src)
+    with _agreed(dst, src):
+        cls = _schedule_class("Remap", dst, src)
+    return cls(dst, src)
 
 
 def WriteHalo(array, low=None, high=None, boundaries=None, stencil=Stencil.box):
     """Plans the ghost-cell exchange of `array` (collective): every ghost
     cell, cyclic where the ranges are periodic, or per dimension `low` and
     `high` widths and a Boundary; .execute(array) many times."""
-    cls = _schedule_class("WriteHalo", array)
+    with _agreed(array):
+        cls = _schedule_class("WriteHalo", array)
     if low is None and high is None and boundaries is None:
         return cls(array)
     return cls(array, low, high, boundaries, stencil)
@@ -139,13 +190,17 @@ def WriteHalo(array, low=None, high=None, boundaries=None, stencil=Stencil.box):
 def Shift(dst, src, amount, dim, mode=ShiftMode.cyclic, fill=0):
     """Plans dst[..., i, ...] = src[..., i + amount, ...] along `dim`
     (collective); .execute(dst, src) many times."""
-    return _schedule_class("Shift", dst, src)(dst, src, amount, dim, mode, fill)
+    with _agreed(dst, src):
+        cls = _schedule_class("Shift", dst, src)
+    return cls(dst, src, amount, dim, mode, fill)
 
 
 def ArrayReduction(like):
     """Whole-array reductions (sum, product, dot, maxval, minval, maxloc,
     minloc) planned for arrays of `like`'s layout (collective)."""
-    return _schedule_class("ArrayReduction", like)(like)
+    with _agreed(like):
+        cls = _schedule_class("ArrayReduction", like)
+    return cls(like)
 
 
 def _combine(combine):
@@ -199,7 +254,9 @@ def Gather(src, subscripts):
     empty) from 1-D arrays of `src`'s layout (collective: a subscript out of
     range on any rank raises adlib.Error on every rank).
     .execute(src, out=None) many times returns the gathered numpy array."""
-    return _vector_class("Gather", src)(src, _subscript_list(subscripts))
+    with _agreed(src):
+        cls, subscripts = _vector_class("Gather", src), _subscript_list(subscripts)
+    return cls(src, subscripts)
 
 
 def Scatter(dst, subscripts, combine=Combine.add):
@@ -208,7 +265,10 @@ def Scatter(dst, subscripts, combine=Combine.add):
     (collective); `combine` an adlib.Combine or its name: "add" (default),
     "replace", "min", "max", "product".  Repeated subscripts combine every
     value.  .execute(dst, values) many times."""
-    return _vector_class("Scatter", dst)(dst, _subscript_list(subscripts), _combine(combine))
+    with _agreed(dst):
+        cls, subscripts = _vector_class("Scatter", dst), _subscript_list(subscripts)
+        combine = _combine(combine)
+    return cls(dst, subscripts, combine)
 
 
 def ArrayGather(dst, src, subscripts, mask=None):
@@ -217,7 +277,8 @@ def ArrayGather(dst, src, subscripts, mask=None):
     one int64 DistArray per dimension of `src` (a single array for a 1-D
     src), each, and the optional bool mask, distributed like `dst`; any
     ranks (1 to 3) and distributions.  .execute(dst, src) many times."""
-    cls = _array_form_class("ArrayGather", dst, src)
+    with _agreed(dst, src):
+        cls = _array_form_class("ArrayGather", dst, src)
     return cls(dst, src, _subscript_arrays(subscripts), mask)
 
 
@@ -226,8 +287,10 @@ def ArrayScatter(dst, src, subscripts, mask=None, combine=Combine.add):
     element i of src where mask[i] is true (collective): one int64 DistArray
     per dimension of `dst`, each, and the optional bool mask, distributed
     like `src`; `combine` as for Scatter.  .execute(dst, src) many times."""
-    cls = _array_form_class("ArrayScatter", dst, src)
-    return cls(dst, src, _subscript_arrays(subscripts), mask, _combine(combine))
+    with _agreed(dst, src):
+        cls = _array_form_class("ArrayScatter", dst, src)
+        combine = _combine(combine)
+    return cls(dst, src, _subscript_arrays(subscripts), mask, combine)
 
 
 def gather(a, b, *args, **kwargs):
@@ -258,10 +321,12 @@ def DimensionReduction(source, dimension):
     .make_result(dtype=None) allocates a result (rank - 1, replicated over
     the dimension's process axis): the source's type, int64 (maxloc, minloc,
     count) or bool (any, all)."""
-    if isinstance(source, DistArrayBase) and source.ndim == 1:
-        raise Error("adlib: DimensionReduction: a reduction along a dimension of a rank-1 "
-                    "array is a whole-array reduction (adlib.ArrayReduction)")
-    return _schedule_class("DimensionReduction", source)(source, dimension)
+    with _agreed(source):
+        if isinstance(source, DistArrayBase) and source.ndim == 1:
+            raise Error("adlib: DimensionReduction: a reduction along a dimension of a rank-1 "
+                        "array is a whole-array reduction (adlib.ArrayReduction)")
+        cls = _schedule_class("DimensionReduction", source)
+    return cls(source, dimension)
 
 
 def _along(operation, result_dtype, a, dim, mask):
@@ -354,8 +419,10 @@ def Broadcast(array, key=(), group=None):
     raises adlib.Error on every rank.  .execute(array) many times returns the
     section as a numpy array (integer subscripts drop their dimension; None
     outside the group); .value(array) the element of a one-element section."""
-    triplets, shape = _section("Broadcast", array.shape, key)
-    return _schedule_class("Broadcast", array)(array, triplets, shape, group)
+    with _agreed(array):
+        cls = _schedule_class("Broadcast", array)
+        triplets, shape = _section("Broadcast", array.shape, key)
+    return cls(array, triplets, shape, group)
 
 
 def broadcast(array, key=(), group=None):

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include <adlib/ranges/process_grid.hpp>
+#include <adlib/runtime/comm.hpp>
+#include <adlib/runtime/error.hpp>
 
 #include "bindings.hpp"
 
@@ -72,6 +74,25 @@ void bind_grids(py::module_& m) {
           py::arg("axis"), py::arg("coordinate"),
           "The group of the grid's processes whose coordinate along axis is coordinate.")
       .def("__repr__", &adlib::ProcessGrid::describe);
+
+  // The agreement behind the package's own argument checks
+  // (adlib/__init__.py, _agreed): every rank passes its verdict, and gets
+  // back the lowest failing rank's message, or "" when every rank is fine.
+  m.def(
+      "_agree",
+      [](const py::object& grid, const std::string& error) -> std::string {
+        const adlib::Comm comm = grid.is_none() ? adlib::Comm(MPI_COMM_WORLD)
+                                                : grid.cast<const adlib::ProcessGrid&>().comm();
+        try {
+          adlib::agree_on_errors(comm, error, 0, "adlib");
+        } catch (const adlib::Error& e) {
+          return e.message();
+        }
+        return {};
+      },
+      py::arg("grid"), py::arg("error"),
+      "Collective over grid's communicator (MPI_COMM_WORLD for None): the lowest failing "
+      "rank's error, or '' when no rank passed one.");
 
   py::class_<adlib::Group>(m, "Group",
                            "Processes of a grid with some axes fixed to one coordinate.")

@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""A mistake on one rank is an exception on every rank: the package's own
+argument checks (dtype, number of dimensions, non-array arguments, combine
+names, subscripts) are agreed, and so are the layouts a reduction or a
+broadcast is built for.  Each case is made on the last rank only; every rank
+must raise the same class with the same message, and a collective after it
+must still work."""
+import re
+
+import numpy as np
+import pytest
+
+import adlib
+from mpi_check import comm, everywhere
+
+P = comm.size
+odd = comm.rank == P - 1
+
+
+def raised_everywhere(action, kind, *fragments):
+    """Runs `action` on every rank; True when each raised `kind` with the
+    same message (but for the "[rank r]" of what() that says where it
+    was found) containing every fragment (collective)."""
+    try:
+        action()
+        got = None
+    except Exception as e:  # noqa: BLE001 (the class is what is checked)
+        got = (type(e).__name__, re.sub(r" \[rank \d+\]$", "", str(e)))
+    everyone = comm.allgather(got)
+    ok = all(g is not None and g[0] == kind.__name__ and g[1] == everyone[0][1]
+             and all(f in g[1] for f in fragments) for g in everyone)
+    return ok, everyone
+
+
+def still_in_step(grid):
+    a = adlib.DistArray(grid, [adlib.block(4 * P + 1)])
+    a.local[...] = 1.0
+    return adlib.sum(a) == 4 * P + 1
+
+
+@pytest.mark.parametrize("case", ["dtype", "wrap", "rank", "not_an_array", "combine",
+                                  "subscripts", "dimension_reduction_rank_1", "broadcast_key"])
+def test_a_mistake_on_one_rank_raises_on_every_rank(case):
+    grid = adlib.ProcessGrid(comm, [P])
+    a = adlib.DistArray(grid, [adlib.block(8)])
+    a.local[...] = 0.0
+    cases = {
+        "dtype": (lambda: adlib.DistArray(grid, [adlib.block(8)], "int8" if odd else "float64"),
+                  TypeError, "adlib arrays hold"),
+        "wrap": (lambda: adlib.wrap(grid, [adlib.block(8)],
+                                    [1, 2] if odd else np.zeros(len(a.local))),
+                 TypeError, "adlib.wrap takes a numpy array"),
+        "rank": (lambda: adlib.DistArray(grid, [adlib.block(2)] * (4 if odd else 1)),
+                 adlib.Error, "rank 1 to 3"),
+        "not_an_array": (lambda: adlib.Remap(a, "a" if odd else a), TypeError,
+                         "takes adlib arrays"),
+        "combine": (lambda: adlib.Scatter(a, [], "sum" if odd else "add"), ValueError,
+                    "combine must be one of"),
+        "subscripts": (lambda: adlib.Gather(a, [0.5] if odd else [0]), TypeError,
+                       "subscripts are integers"),
+        "dimension_reduction_rank_1": (
+            lambda: adlib.DimensionReduction(
+                a if odd else adlib.DistArray(grid, [adlib.block(8), adlib.collapsed(2)]), 0),
+            adlib.Error, "whole-array reduction"),
+        "broadcast_key": (lambda: adlib.broadcast_value(a, 9 if odd else 3), adlib.Error,
+                          "out of range"),
+    }
+    action, kind, fragment = cases[case]
+    # At one rank the mistake is everywhere, which must raise the same way.
+    ok, everyone = raised_everywhere(action, kind, fragment)
+    assert everywhere(ok), everyone
+    assert everywhere(still_in_step(grid))
+
+
+def test_layout_differing_on_one_rank_is_an_error_for_reductions_and_broadcasts():
+    if P == 1:
+        pytest.skip("needs two ranks to disagree")
+    grid = adlib.ProcessGrid(comm, [P])
+    a = adlib.DistArray(grid, [adlib.block(11 if odd else 10)])
+    a.local[...] = 1.0
+    ok, everyone = raised_everywhere(lambda: adlib.sum(a), adlib.Error,
+                                     "arguments differ between ranks: layout: ")
+    assert everywhere(ok), everyone
+    x = adlib.DistArray(grid, [adlib.block(10)])
+    x.local[...] = x.global_indices[0]
+    ok, everyone = raised_everywhere(lambda: adlib.broadcast_value(x, 4 if odd else 3),
+                                     adlib.Error, "section: ")
+    assert everywhere(ok), everyone
+    assert everywhere(adlib.broadcast_value(x, 4) == 4.0)
