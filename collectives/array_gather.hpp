@@ -99,8 +99,7 @@ class ArrayGather : public ArraySubscriptSchedule<T, MemorySpace> {
   /// execute() in two halves: start() posts the messages and does the local
   /// copies; `dst` must not be read, nor `src` written, before finish().
   void start(const destination_type& dst, const source_type& src) {
-    this->agree_to_execute_on(dst.layout(), src.layout(), "ArrayGather::execute", 0,
-                              this->overlap(dst, src));
+    this->agree_to_execute_on(dst, src, "ArrayGather::execute");
     this->schedule_->start_read(dst.local_view().data(), dst.local_view().span(),
                                 src.local_view().data(), src.local_view().span());
   }

@@ -94,8 +94,7 @@ class ArrayScatter : public ArraySubscriptSchedule<T, MemorySpace> {
   /// execute() in two halves: neither `dst` nor `src` may be touched before
   /// finish().
   void start(const destination_type& dst, const source_type& src) {
-    this->agree_to_execute_on(dst.layout(), src.layout(), "ArrayScatter::execute",
-                              op::fingerprint<Combine>(), this->overlap(dst, src));
+    this->agree_to_execute_on(dst, src, "ArrayScatter::execute", op::fingerprint<Combine>());
     this->schedule_->start_write(dst.local_view().data(), dst.local_view().span(),
                                  static_cast<const T*>(src.local_view().data()),
                                  src.local_view().span(), combine_);

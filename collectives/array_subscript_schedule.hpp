@@ -16,8 +16,7 @@
 ///   : ArraySubscriptSchedule<T, MemorySpace>(dst, src, subscripts, mask, RemoteAccess::read,
 ///                                            "ArrayGather", 0, config) {}
 ///   // Its start():
-///   this->agree_to_execute_on(dst.layout(), src.layout(), "ArrayGather::execute", 0,
-///                             this->overlap(dst, src));
+///   this->agree_to_execute_on(dst, src, "ArrayGather::execute");
 ///   this->schedule_->start_read(dst.local_view().data(), dst.local_view().span(),
 ///                               src.local_view().data(), src.local_view().span());
 /// @endcode
@@ -185,9 +184,33 @@ class ArraySubscriptSchedule : public RunsSchedule<MemorySpace, DataSchedule<Mem
     this->schedule_->template prepare<T>();
   }
 
+  /// Before an execution posts anything: this rank's verdict on the arrays
+  /// passed (planned layouts: fine; sharing memory: refused, see overlap()),
+  /// then RunsSchedule::agree_to_execute over the two arrays, `operation`
+  /// and `combine` as it takes them.
+  template <int DestinationRank, int SourceRank>
+  void agree_to_execute_on(const DistArray<T, DestinationRank, MemorySpace>& destination,
+                           const DistArray<T, SourceRank, MemorySpace>& source,
+                           const char* operation, std::uint64_t combine = 0) const {
+    std::string error;
+    if (overlap(destination, source))
+      error = std::string("destination and source share memory; an ") + name_ +
+              " reads and writes elements in message order, so it would read elements it had "
+              "already overwritten: use a separate destination";
+    else if (destination.layout() != destination_)
+      error = "destination has layout " + destination.layout().describe() + " but the " + name_ +
+              " was built for " + destination_.describe();
+    else if (source.layout() != source_)
+      error = "source has layout " + source.layout().describe() + " but the " + name_ +
+              " was built for " + source_.describe();
+    this->agree_to_execute(error, 2, operation, combine);
+  }
+
+ private:
   /// Do `destination` and `source` overlap: the same allocation, as
-  /// overlapping sections (or views of other numbers of dimensions)?  The
-  /// same answer on every rank, since it compares allocations, not pointers.
+  /// overlapping sections (or views of other numbers of dimensions)?  Such
+  /// an execution would read elements it had already overwritten.  The same
+  /// answer on every rank, since it compares allocations, not pointers.
   template <int DestinationRank, int SourceRank>
   static bool overlap(const DistArray<T, DestinationRank, MemorySpace>& destination,
                       const DistArray<T, SourceRank, MemorySpace>& source) {
@@ -197,29 +220,6 @@ class ArraySubscriptSchedule : public RunsSchedule<MemorySpace, DataSchedule<Mem
     return true;
   }
 
-  /// Before an execution posts anything: this rank's verdict on the layouts
-  /// of the arrays passed (planned ones: fine) and on their `overlapping`
-  /// (refused: see overlap()), then
-  /// RunsSchedule::agree_to_execute over the two arrays, `operation` and
-  /// `combine` as it takes them.
-  void agree_to_execute_on(const ArrayLayout& destination, const ArrayLayout& source,
-                           const char* operation, std::uint64_t combine = 0,
-                           bool overlapping = false) const {
-    std::string error;
-    if (overlapping)
-      error = std::string("destination and source share memory; an ") + name_ +
-              " reads and writes elements in message order, so it would read elements it had "
-              "already overwritten: use a separate destination";
-    else if (destination != destination_)
-      error = "destination has layout " + destination.describe() + " but the " + name_ +
-              " was built for " + destination_.describe();
-    else if (source != source_)
-      error = "source has layout " + source.describe() + " but the " + name_ + " was built for " +
-              source_.describe();
-    this->agree_to_execute(error, 2, operation, combine);
-  }
-
- private:
   ArrayLayout destination_, source_;
   std::size_t count_ = 0;
   const char* name_;  ///< "ArrayGather" or "ArrayScatter", for errors

@@ -2,6 +2,7 @@
 #include <adlib/ranges/array_layout.hpp>
 
 #include <adlib/ranges/detail/index_math.hpp>
+#include <adlib/runtime/detail/hash.hpp>
 #include <adlib/runtime/error.hpp>
 
 namespace adlib {
@@ -247,12 +248,7 @@ std::string ArrayLayout::describe_distribution() const {
 }
 
 std::uint64_t fingerprint_of(const std::string& text) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
+  return detail::hash_text(text);
 }
 
 AgreedArgument agreed_layout(const std::string& name, const ArrayLayout& layout) {

@@ -14,12 +14,6 @@ namespace adlib {
 
 namespace {
 
-std::uint64_t text_fingerprint(const char* text) {
-  std::uint64_t h = detail::hash_start();
-  for (const char* c = text; c && *c; ++c) h = detail::hash_mix(h, static_cast<unsigned char>(*c));
-  return h;
-}
-
 // Every rank's `mine`, in rank order (two collectives: the counts, then the
 // values).
 template <class T>
@@ -53,7 +47,7 @@ constexpr std::size_t kListedVariants = 6;
 
 [[noreturn]] void throw_mismatch(const Comm& comm, const std::vector<AgreedArgument>* arguments,
                                  std::uint64_t fingerprint, const char* operation) {
-  std::vector<std::uint64_t> mine{text_fingerprint(operation)};
+  std::vector<std::uint64_t> mine{detail::hash_text(operation)};
   if (arguments)
     for (const AgreedArgument& argument : *arguments) mine.push_back(argument.fingerprint);
   else
@@ -147,7 +141,7 @@ std::string describe_ranks(const std::vector<int>& ranks) {
 
 std::uint64_t arguments_fingerprint(const std::vector<AgreedArgument>& arguments,
                                     const char* operation) {
-  std::uint64_t h = detail::hash_mix(detail::hash_start(), text_fingerprint(operation));
+  std::uint64_t h = detail::hash_mix(detail::hash_start(), detail::hash_text(operation));
   for (const AgreedArgument& argument : arguments) h = detail::hash_mix(h, argument.fingerprint);
   return h;
 }
@@ -158,43 +152,34 @@ AgreedArgument agreed_configuration(const Configuration& config) {
 
 void agree_on_arguments(const Comm& comm, const std::string& local_error,
                         const std::vector<AgreedArgument>& arguments, const char* operation) {
-  const std::uint64_t fingerprint = arguments_fingerprint(arguments, operation);
-  const detail::Verdict verdict =
-      detail::reduce_verdict(comm, !local_error.empty(), fingerprint, nullptr, 0, operation);
-  if (!verdict.fine())
-    detail::throw_verdict(comm, verdict, local_error, &arguments, fingerprint, operation);
+  detail::agree(comm, local_error, arguments_fingerprint(arguments, operation), &arguments, nullptr,
+                0, operation);
 }
 
 void agree_on_errors(const Comm& comm, const std::string& local_error, std::uint64_t fingerprint,
                      const char* operation) {
-  const detail::Verdict verdict =
-      detail::reduce_verdict(comm, !local_error.empty(), fingerprint, nullptr, 0, operation);
-  if (!verdict.fine())
-    detail::throw_verdict(comm, verdict, local_error, nullptr, fingerprint, operation);
+  detail::agree(comm, local_error, fingerprint, nullptr, nullptr, 0, operation);
 }
 
 namespace detail {
 
-Verdict reduce_verdict(const Comm& comm, bool failed_here, std::uint64_t fingerprint,
-                       std::uint64_t* extra, int extra_count, const char* operation) {
-  constexpr int kMostExtra = 16;
-  if (extra_count > kMostExtra)
-    throw Error("internal: too many extra words", comm.rank(), operation);
-  std::uint64_t mine[3 + kMostExtra], all[3 + kMostExtra];
-  mine[0] = failed_here ? 1u : 0u;
+void agree(const Comm& comm, const std::string& local_error, std::uint64_t fingerprint,
+           const std::vector<AgreedArgument>* arguments, std::uint64_t* extra, int extra_count,
+           const char* operation) {
+  if (extra_count > kMostExtraWords)
+    throw Error("internal: " + std::to_string(extra_count) + " extra words in an agreement",
+                comm.rank(), operation);
+  std::uint64_t mine[3 + kMostExtraWords], all[3 + kMostExtraWords];
+  mine[0] = local_error.empty() ? 0u : 1u;
   mine[1] = fingerprint;
   mine[2] = ~fingerprint;
   std::copy(extra, extra + extra_count, mine + 3);
   ADLIB_MPI(MPI_Allreduce(mine, all, 3 + extra_count, MPI_UINT64_T, MPI_BOR, comm.get()),
             operation);
   std::copy(all + 3, all + 3 + extra_count, extra);
-  return Verdict{all[0] != 0, (all[1] & all[2]) != 0};
-}
-
-void throw_verdict(const Comm& comm, const Verdict& verdict, const std::string& local_error,
-                   const std::vector<AgreedArgument>* arguments, std::uint64_t fingerprint,
-                   const char* operation) {
-  if (!verdict.failed) throw_mismatch(comm, arguments, fingerprint, operation);
+  const bool failed = all[0] != 0, mismatch = (all[1] & all[2]) != 0;
+  if (!failed && !mismatch) return;
+  if (!failed) throw_mismatch(comm, arguments, fingerprint, operation);
   // Someone failed: every rank throws the message of the lowest failing rank.
   int candidate = local_error.empty() ? comm.size() : comm.rank(), root = 0;
   ADLIB_MPI(MPI_Allreduce(&candidate, &root, 1, MPI_INT, MPI_MIN, comm.get()), operation);

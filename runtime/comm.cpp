@@ -171,7 +171,7 @@ namespace {
 
 // Tags [first + 64 w, first + 64 w + 63] per mask word; one window is what
 // the constructors' agreement carries.
-constexpr int kWindowWords = 8;
+constexpr int kWindowWords = detail::kMostExtraWords;
 
 // Lowest clear bit of the window, or -1.
 int lowest_free(const std::uint64_t* words) {
@@ -201,10 +201,7 @@ TagLease Comm::lease_agreed_tag(const std::string& local_error, std::uint64_t fi
   // The first window of tags rides in the agreement on the arguments.
   long long window = first;
   mark_used(window);
-  const detail::Verdict verdict = detail::reduce_verdict(*this, !local_error.empty(), fingerprint,
-                                                         used, kWindowWords, operation);
-  if (!verdict.fine())
-    detail::throw_verdict(*this, verdict, local_error, nullptr, fingerprint, operation);
+  detail::agree(*this, local_error, fingerprint, nullptr, used, kWindowWords, operation);
   int free_bit = lowest_free(used);
   // Further windows, one allreduce each, only while every tag of the last
   // one is held on some rank.

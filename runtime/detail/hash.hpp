@@ -6,6 +6,7 @@
 #include <complex>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 namespace adlib {
@@ -19,6 +20,17 @@ constexpr std::uint64_t hash_start() {
 constexpr std::uint64_t hash_mix(std::uint64_t h, std::uint64_t value) {
   for (int byte = 0; byte < 8; ++byte) {
     h ^= (value >> (8 * byte)) & 0xffu;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// FNV-1a over the bytes of `text`: the hash of every text that is
+// fingerprinted (layouts' descriptions, operation names).
+inline std::uint64_t hash_text(std::string_view text) {
+  std::uint64_t h = hash_start();
+  for (unsigned char c : text) {
+    h ^= c;
     h *= 1099511628211ull;
   }
   return h;
