@@ -16,6 +16,7 @@
 #include <adlib/runtime/node_topology.hpp>
 #include <adlib/runtime/sparse_exchange.hpp>
 #include <adlib/runtime/strided_block.hpp>
+#include <adlib/runtime/watchdog.hpp>
 
 #include <adlib/ranges/array_layout.hpp>
 #include <adlib/ranges/block_cyclic_range.hpp>

@@ -56,6 +56,7 @@
 #include <adlib/ranges/unstructured_field.hpp>
 #include <adlib/ranges/unstructured_layout.hpp>
 #include <adlib/runtime/combine.hpp>
+#include <adlib/runtime/detail/watched_wait.hpp>
 #include <adlib/runtime/directory.hpp>
 #include <adlib/runtime/error.hpp>
 #include <adlib/schedules/block_mess_schedule.hpp>
@@ -167,6 +168,7 @@ class DepthHalo {
   /// states), so a rank that asks differently throws with the others.
   void agree_to_execute(const std::string& error, std::uint64_t fingerprint,
                         const char* operation) const {
+    detail::name_next_execution(operation);  // what the hang watchdog reports
     if (!config_.checked) {
       if (!error.empty()) throw Error(error, layout_.comm().rank(), operation);
       return;

@@ -13,6 +13,7 @@
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/configuration.hpp>
 #include <adlib/runtime/detail/hash.hpp>
+#include <adlib/runtime/detail/watched_wait.hpp>
 #include <adlib/runtime/error.hpp>
 #include <adlib/schedules/block_mess_schedule.hpp>
 
@@ -52,6 +53,7 @@ class RunsSchedule {
   /// differently disagree too.
   void agree_to_execute(const std::string& error, std::uint64_t arrays, const char* operation,
                         std::uint64_t combine = 0) const {
+    detail::name_next_execution(operation);  // what the hang watchdog reports
     if (!config_.checked) {
       if (!error.empty()) throw Error(error, schedule_->comm().rank(), operation);
       return;

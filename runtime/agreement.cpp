@@ -8,6 +8,7 @@
 
 #include <adlib/runtime/detail/hash.hpp>
 #include <adlib/runtime/detail/verdict.hpp>
+#include <adlib/runtime/detail/watched_wait.hpp>
 #include <adlib/runtime/error.hpp>
 
 namespace adlib {
@@ -174,7 +175,11 @@ void agree(const Comm& comm, const std::string& local_error, std::uint64_t finge
   mine[1] = fingerprint;
   mine[2] = ~fingerprint;
   std::copy(extra, extra + extra_count, mine + 3);
-  ADLIB_MPI(MPI_Allreduce(mine, all, 3 + extra_count, MPI_UINT64_T, MPI_BOR, comm.get()),
+  // Nonblocking whatever the watchdog's setting, so that ranks whose settings
+  // differ still match here (a nonblocking collective never matches a
+  // blocking one) and learn it from the schedules' agreement.
+  ADLIB_MPI(detail::nonblocking_allreduce(mine, all, 3 + extra_count, MPI_UINT64_T, MPI_BOR,
+                                          comm.get(), operation, "agreement on the arguments"),
             operation);
   std::copy(all + 3, all + 3 + extra_count, extra);
   const bool failed = all[0] != 0, mismatch = (all[1] & all[2]) != 0;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <adlib/runtime/detail/verdict.hpp>
+#include <adlib/runtime/detail/watched_wait.hpp>
 #include <adlib/runtime/error.hpp>
 
 namespace adlib {
@@ -78,6 +79,9 @@ Comm::Comm(MPI_Comm user) {
   int has_upper = 0;
   ADLIB_MPI(MPI_Comm_get_attr(state_->dup, MPI_TAG_UB, &upper, &has_upper), "Comm");
   state_->tags = std::make_shared<TagLease::State>(has_upper ? *upper : 32767);
+  // The hang watchdog's window of wait records spans MPI_COMM_WORLD: the
+  // first communicator over the whole world (collective there) makes it.
+  detail::open_watchdog_window_if_needed(state_->dup);
   ADLIB_MPI(MPI_Comm_set_attr(user, keyval, new std::shared_ptr<State>(state_)), "Comm");
 }
 

@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstring>
 
+#include <adlib/runtime/detail/watched_wait.hpp>
 #include <adlib/runtime/error.hpp>
 
 namespace adlib {
@@ -73,7 +74,15 @@ SparseExchangeStatistics exchange_sparse_bytes(const Comm& comm, const SparseSen
 
   MPI_Request barrier = MPI_REQUEST_NULL;
   bool in_barrier = false;
+  WatchedLoop watch([&] {
+    return WaitSubject{operation,
+                       "sparse exchange (its messages received, then every rank's)",
+                       c,
+                       {},
+                       sparse_exchange_tag};
+  });
   for (;;) {
+    watch.check();
     // Receive whatever has arrived.  A matched probe (MPI_Improbe + MPI_Mrecv)
     // receives exactly the message probed, even if another thread probes too.
     int arrived = 0;

@@ -43,6 +43,7 @@
 #include <adlib/runtime/configuration.hpp>
 #include <adlib/runtime/detail/hash.hpp>
 #include <adlib/runtime/detail/staging.hpp>
+#include <adlib/runtime/detail/watched_wait.hpp>
 #include <adlib/runtime/element_type.hpp>
 #include <adlib/runtime/error.hpp>
 #include <adlib/runtime/located.hpp>
@@ -91,8 +92,10 @@ class AllReduce {
   void run(const T* input, T* output) const {
     runner_.run(input, output, true, true, [this](const T* in, T* out) {
       auto scope = mpi_op_->scope();
-      ADLIB_MPI(MPI_Allreduce(in == out ? MPI_IN_PLACE : in, out, static_cast<int>(runner_.count()),
-                              runner_.type(), mpi_op_->get(), runner_.comm().get()),
+      ADLIB_MPI(detail::watched_allreduce(in == out ? MPI_IN_PLACE : in, out,
+                                          static_cast<int>(runner_.count()), runner_.type(),
+                                          mpi_op_->get(), runner_.comm().get(), runner_.operation(),
+                                          "MPI_Allreduce"),
                 runner_.operation());
     });
   }

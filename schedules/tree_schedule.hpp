@@ -37,6 +37,7 @@
 #include <adlib/runtime/detail/hash.hpp>
 #include <adlib/runtime/detail/pack.hpp>
 #include <adlib/runtime/detail/staging.hpp>
+#include <adlib/runtime/detail/watched_wait.hpp>
 #include <adlib/runtime/element_type.hpp>
 #include <adlib/runtime/error.hpp>
 #include <adlib/runtime/node_topology.hpp>
@@ -89,8 +90,8 @@ class VectorBroadcast {
   void run(T* data) const {
     const bool root = runner_.comm().rank() == root_;
     runner_.run(data, data, root, !root, [this](const T*, T* out) {
-      ADLIB_MPI(MPI_Bcast(out, static_cast<int>(runner_.count()), runner_.type(), root_,
-                          runner_.comm().get()),
+      ADLIB_MPI(detail::watched_bcast(out, static_cast<int>(runner_.count()), runner_.type(), root_,
+                                      runner_.comm().get(), runner_.operation(), "MPI_Bcast"),
                 runner_.operation());
     });
   }

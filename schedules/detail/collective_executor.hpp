@@ -25,9 +25,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include <adlib/runtime/detail/watched_wait.hpp>
 #include <adlib/runtime/error.hpp>
 #include <adlib/schedules/collective_plan.hpp>
 
@@ -137,6 +139,8 @@ class CollectiveExecutor {
   /// first (unless the plan needs it: see OutOfPlaceSources).
   void run(const T* input, T* data) const {
     const char* operation = "CollectiveExecutor::run";
+    const char* name = take_execution_name();
+    const std::string watched_as = name ? name : operation;  // the watchdog's name for it
     const bool in_place = input == data || sources_.copy_first;
     if (input != data && sources_.copy_first) {
       const auto count = static_cast<std::size_t>(count_);
@@ -158,6 +162,19 @@ class CollectiveExecutor {
       // combined at once, while the piece is still in cache, instead of
       // landing whole in scratch memory and being read back from DRAM.
       const std::int64_t sends = sent_pieces(step), receives = received_pieces(step);
+      // What the hang watchdog reports of this step's waits (built only when
+      // it is on): requests 0 .. receives-1 receive, the others send.
+      const auto step_subject = [&, receives](std::int64_t first, std::int64_t count) {
+        WaitSubject subject{
+            watched_as,
+            "step " + std::to_string(s + 1) + " of " + std::to_string(plan_.steps.size()),
+            comm_,
+            {},
+            tag_};
+        for (std::int64_t k = first; k < first + count; ++k)
+          subject.peers.push_back(k < receives ? step.receive_peer : step.send_peer);
+        return subject;
+      };
       const std::int64_t send_piece = piece_length(step.send_combined);
       MPI_Request* send_requests = requests_.data() + receives;
       for (std::int64_t k = 0; k < sends; ++k) {
@@ -184,7 +201,9 @@ class CollectiveExecutor {
           ADLIB_MPI(MPI_Irecv(landing, static_cast<int>(length), type_, step.receive_peer, tag_,
                               comm_, &requests_[k]),
                     operation);
-          ADLIB_MPI(MPI_Wait(&requests_[k], MPI_STATUS_IGNORE), operation);
+          ADLIB_MPI(
+              watched_wait(&requests_[k], MPI_STATUS_IGNORE, [&] { return step_subject(k, 1); }),
+              operation);
           const std::int64_t at = step.receive_begin + begin;
           // A send still in flight may read what this combine overwrites
           // (an in-place exchange of the same part, as in recursive
@@ -194,8 +213,9 @@ class CollectiveExecutor {
           if (send_source == data && first < last) {
             const std::int64_t low = (first - step.send_begin) / send_piece,
                                high = (last - 1 - step.send_begin) / send_piece;
-            ADLIB_MPI(MPI_Waitall(static_cast<int>(high - low + 1), send_requests + low,
-                                  MPI_STATUSES_IGNORE),
+            ADLIB_MPI(watched_waitall(static_cast<int>(high - low + 1), send_requests + low,
+                                      MPI_STATUSES_IGNORE,
+                                      [&] { return step_subject(receives + low, high - low + 1); }),
                       operation);
           }
           Kokkos::parallel_for(
@@ -206,7 +226,8 @@ class CollectiveExecutor {
         }
       }
       ADLIB_MPI(
-          MPI_Waitall(static_cast<int>(sends + receives), requests_.data(), MPI_STATUSES_IGNORE),
+          watched_waitall(static_cast<int>(sends + receives), requests_.data(), MPI_STATUSES_IGNORE,
+                          [&] { return step_subject(0, sends + receives); }),
           operation);
     }
     execution_space().fence();

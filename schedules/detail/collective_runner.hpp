@@ -38,6 +38,7 @@
 #include <adlib/runtime/configuration.hpp>
 #include <adlib/runtime/detail/hash.hpp>
 #include <adlib/runtime/detail/staging.hpp>
+#include <adlib/runtime/detail/watched_wait.hpp>
 #include <adlib/runtime/element_type.hpp>
 #include <adlib/runtime/node_topology.hpp>
 #include <adlib/schedules/collective_plan.hpp>
@@ -78,6 +79,10 @@ class CollectiveRunner {
     std::uint64_t h = hash_mix(fingerprint, static_cast<std::uint64_t>(count_));
     h = hash_mix(h, element_fingerprint<T>());
     h = hash_mix(h, config.fingerprint());
+    // With the hang watchdog on, MPI's own collective is called in its
+    // nonblocking form, which never matches the blocking one: the setting
+    // must agree too.
+    h = hash_mix(h, watchdog_enabled() ? 1u : 0u);
     tag_ = comm_.lease_agreed_tag(local_error, h, operation_);
   }
 
@@ -119,6 +124,7 @@ class CollectiveRunner {
   void run(const T* input, T* output, bool stage_in, bool stage_out,
            const MpiCollective& mpi_collective) const {
     if (count_ == 0) return;
+    name_next_execution(operation_);  // what the hang watchdog reports
     if (!staged_)
       return run_on(input, output, direct_, typename MemorySpace::execution_space(),
                     mpi_collective);

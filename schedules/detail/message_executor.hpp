@@ -35,6 +35,7 @@
 
 #include <adlib/runtime/combine.hpp>
 #include <adlib/runtime/comm.hpp>
+#include <adlib/runtime/detail/watched_wait.hpp>
 #include <adlib/runtime/element_type.hpp>
 #include <adlib/runtime/error.hpp>
 #include <adlib/runtime/shipped_types.hpp>
@@ -138,6 +139,9 @@ class MessageExecutor {
   TransferPolicy policy_;
   bool staged_;
   int tag_ = -1;
+  /// The collective the execution in flight belongs to, as the hang
+  /// watchdog's report names it (detail::name_next_execution).
+  const char* execution_name_ = kOperation;
   /// Every peer shares this rank's node (see RouteMemory).
   bool peers_on_node_ = false;
 
@@ -202,6 +206,8 @@ void MessageExecutor<MemorySpace>::start(T* const* dst, const T* const* src, int
       route(RouteKind{direction, sizeof(T), arrays, !op::is_replace<Combine>()});
   reserve_buffers(r);
   RequestSet& requests = requests_for<T>(r, dst[0], src[0]);
+  const char* name = take_execution_name();
+  execution_name_ = name ? name : kOperation;
 
   // Memory handed to MPI in place must be ready: kernels that wrote the
   // source, or still read the destination, complete first.
@@ -274,16 +280,31 @@ void MessageExecutor<MemorySpace>::finish_typed(MessageExecutor& self, const Pen
   // still completed (so that no request is left active), then reported.
   const bool in_peer_order = route.kind().combining;
   std::string error;
+  // What the hang watchdog reports of these waits (built only when it is on).
+  const auto waiting_for_arrivals = [&] {
+    WaitSubject subject{self.execution_name_, "messages", self.comm_.get(), {}, self.tag_};
+    for (const RoutedMessage& routed : arriving) subject.peers.push_back(routed.message->peer);
+    return subject;
+  };
   for (std::size_t done = 0; done < arriving.size(); ++done) {
     int index = MPI_UNDEFINED;
     MPI_Status status;
     int code;
-    if (in_peer_order) {
-      index = static_cast<int>(done);
-      code = MPI_Wait(&requests.incoming[done], &status);
-    } else {
-      code = MPI_Waitany(static_cast<int>(requests.incoming.size()), requests.incoming.data(),
-                         &index, &status);
+    try {
+      if (in_peer_order) {
+        index = static_cast<int>(done);
+        code = watched_wait(&requests.incoming[done], &status, [&] {
+          WaitSubject subject = waiting_for_arrivals();
+          subject.peers = {subject.peers[done]};
+          return subject;
+        });
+      } else {
+        code = watched_waitany(static_cast<int>(requests.incoming.size()), requests.incoming.data(),
+                               &index, &status, waiting_for_arrivals);
+      }
+    } catch (...) {  // the hang watchdog timed out (raise mode): nothing may land later
+      cancel_pending_receives(static_cast<int>(requests.incoming.size()), requests.incoming.data());
+      throw;
     }
     if (code != MPI_SUCCESS) {
       if (error.empty())
@@ -334,8 +355,15 @@ void MessageExecutor<MemorySpace>::finish_typed(MessageExecutor& self, const Pen
                                   static_cast<int>(k), combine);
   }
   if (!requests.outgoing.empty()) {
-    const int code = MPI_Waitall(static_cast<int>(requests.outgoing.size()),
-                                 requests.outgoing.data(), MPI_STATUSES_IGNORE);
+    const int code = watched_waitall(
+        static_cast<int>(requests.outgoing.size()), requests.outgoing.data(), MPI_STATUSES_IGNORE,
+        [&] {
+          WaitSubject subject{
+              self.execution_name_, "its messages to be received", self.comm_.get(), {}, self.tag_};
+          for (const RoutedMessage& routed : route.outgoing())
+            subject.peers.push_back(routed.message->peer);
+          return subject;
+        });
     if (error.empty()) error = mpi_error_message(code, "MPI_Waitall");
   }
   self.copies_.fence();
