@@ -131,7 +131,7 @@ struct Kind<T, Which::maxval> {
   using Op = op::Max;
   KOKKOS_INLINE_FUNCTION static value identity() { return lowest_value<T>(); }
   KOKKOS_INLINE_FUNCTION static value lift(const T& v, std::int64_t) { return v; }
-  KOKKOS_INLINE_FUNCTION static void join(value& a, const value& b) { a = a < b ? b : a; }
+  KOKKOS_INLINE_FUNCTION static void join(value& a, const value& b) { Op{}(a, b); }
   KOKKOS_INLINE_FUNCTION static result finish(const value& a) { return a; }
 };
 template <class T>
@@ -141,7 +141,7 @@ struct Kind<T, Which::minval> {
   using Op = op::Min;
   KOKKOS_INLINE_FUNCTION static value identity() { return highest_value<T>(); }
   KOKKOS_INLINE_FUNCTION static value lift(const T& v, std::int64_t) { return v; }
-  KOKKOS_INLINE_FUNCTION static void join(value& a, const value& b) { a = b < a ? b : a; }
+  KOKKOS_INLINE_FUNCTION static void join(value& a, const value& b) { Op{}(a, b); }
   KOKKOS_INLINE_FUNCTION static result finish(const value& a) { return a; }
 };
 template <class T, class LocationOp>

@@ -11,7 +11,10 @@
 /// @endcode
 ///
 /// `replace` (the default everywhere) overwrites; `add`, `min`, `max` and
-/// `product` combine the arriving value into the target; `op::combine(f)`
+/// `product` combine the arriving value into the target (`min` and `max`
+/// propagate NaN as numpy's `minimum` and `maximum` do: a NaN arriving
+/// replaces a number, a NaN target stays, so the result is NaN when any
+/// operand is, in whatever order they combine); `op::combine(f)`
 /// wraps any callable `f(T& target, const T& value)` (it must be callable in
 /// the memory space's kernels: a KOKKOS_LAMBDA or a functor with a
 /// KOKKOS_INLINE_FUNCTION operator() for device memory).
@@ -28,10 +31,23 @@
 
 #include <Kokkos_Core.hpp>
 #include <cstdint>
+#include <type_traits>
 #include <typeinfo>
+#include <utility>
 
 namespace adlib {
 namespace op {
+
+namespace detail {
+/// Is `x` a NaN?  Never for types without one (integers, bool, user types).
+template <class T>
+KOKKOS_INLINE_FUNCTION constexpr bool is_nan(const T& x) {
+  if constexpr (std::is_floating_point_v<T>)
+    return x != x;
+  else
+    return false;
+}
+}  // namespace detail
 
 /// The identities of the built-in operations (part of what ranks agree on).
 enum class Kind : std::uint64_t {
@@ -65,22 +81,24 @@ struct Add {
     target += value;
   }
 };
-/// target = min(target, value) (operator<; NaN arriving loses).
+/// target = min(target, value) (operator<); NaN propagates (see the file
+/// overview).
 struct Min {
   static constexpr Kind kind = Kind::min;  ///< which operation
   /// Applies the operation.
   template <class T>
   KOKKOS_INLINE_FUNCTION void operator()(T& target, const T& value) const {
-    if (value < target) target = value;
+    if (value < target || (detail::is_nan(value) && !detail::is_nan(target))) target = value;
   }
 };
-/// target = max(target, value) (operator<; NaN arriving loses).
+/// target = max(target, value) (operator<); NaN propagates (see the file
+/// overview).
 struct Max {
   static constexpr Kind kind = Kind::max;  ///< which operation
   /// Applies the operation.
   template <class T>
   KOKKOS_INLINE_FUNCTION void operator()(T& target, const T& value) const {
-    if (target < value) target = value;
+    if (target < value || (detail::is_nan(value) && !detail::is_nan(target))) target = value;
   }
 };
 /// target *= value.

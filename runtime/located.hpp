@@ -39,29 +39,43 @@ KOKKOS_INLINE_FUNCTION bool location_before(const Located<T, N>& a, const Locate
     if (a.location[d] != b.location[d]) return a.location[d] < b.location[d];
   return false;
 }
+
+/// Does `a` win over `b` in a MAXLOC (`largest`) or a MINLOC?  A NaN wins
+/// over every number (numpy's argmax and argmin report the first NaN), then
+/// the larger (smaller) value, then the smaller location.  A total order, so
+/// the winner does not depend on the order in which values combine, and so
+/// not on the process count.
+template <bool largest, class T, int N>
+KOKKOS_INLINE_FUNCTION bool wins(const Located<T, N>& a, const Located<T, N>& b) {
+  const bool a_nan = is_nan(a.value), b_nan = is_nan(b.value);
+  if (a_nan != b_nan) return a_nan;
+  if (!a_nan) {
+    if (largest ? b.value < a.value : a.value < b.value) return true;
+    if (largest ? a.value < b.value : b.value < a.value) return false;
+  }
+  return location_before(a, b);
+}
 }  // namespace detail
 
-/// Keeps the larger value; of equal values, the smaller location.
+/// Keeps the larger value; of equal values, the smaller location; a NaN
+/// first (detail::wins).
 struct MaxLocation {
   static constexpr Kind kind = Kind::max_location;  ///< which operation
   /// Applies the operation.
   template <class T, int N>
   KOKKOS_INLINE_FUNCTION void operator()(Located<T, N>& target, const Located<T, N>& value) const {
-    if (target.value < value.value ||
-        (!(value.value < target.value) && detail::location_before(value, target)))
-      target = value;
+    if (detail::wins<true>(value, target)) target = value;
   }
 };
 
-/// Keeps the smaller value; of equal values, the smaller location.
+/// Keeps the smaller value; of equal values, the smaller location; a NaN
+/// first (detail::wins).
 struct MinLocation {
   static constexpr Kind kind = Kind::min_location;  ///< which operation
   /// Applies the operation.
   template <class T, int N>
   KOKKOS_INLINE_FUNCTION void operator()(Located<T, N>& target, const Located<T, N>& value) const {
-    if (value.value < target.value ||
-        (!(target.value < value.value) && detail::location_before(value, target)))
-      target = value;
+    if (detail::wins<false>(value, target)) target = value;
   }
 };
 

@@ -9,8 +9,9 @@
 ///   MPI_Allreduce(MPI_IN_PLACE, x, n, MPI_DOUBLE, sum.get(), comm);
 /// @endcode
 ///
-/// MPI's own operation where one exists (MPI_SUM, MPI_PROD, MPI_MIN,
-/// MPI_MAX, MPI_LAND, MPI_LOR on the types MPI defines them for); otherwise
+/// MPI's own operation where one exists (MPI_SUM, MPI_PROD, MPI_LAND,
+/// MPI_LOR on the types MPI defines them for; MPI_MIN and MPI_MAX on integers
+/// only, since adlib's propagate NaN and MPI's need not); otherwise
 /// an operation made with MPI_Op_create (declared commutative, as every
 /// adlib combine operation given to a reduction must be) that calls `Op`.
 /// MPI's callback has no user argument, so the operation object is reached
@@ -99,7 +100,10 @@ class MpiOperation {
       if (Op::kind == op::Kind::add) return MPI_SUM;
       if (Op::kind == op::Kind::product) return MPI_PROD;
     }
-    if constexpr (number) {
+    // Not for floating point: what MPI_MIN and MPI_MAX make of a NaN depends
+    // on the implementation and on the order of combination; adlib's own
+    // op::Min and op::Max propagate it (runtime/combine.hpp).
+    if constexpr (number && !std::is_floating_point_v<U>) {
       if (Op::kind == op::Kind::min) return MPI_MIN;
       if (Op::kind == op::Kind::max) return MPI_MAX;
     }

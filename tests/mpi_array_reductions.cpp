@@ -15,6 +15,7 @@
 
 #include <Kokkos_Core.hpp>
 #include <array>
+#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <cstring>
@@ -240,6 +241,95 @@ TEST(ArrayReduction, RandomLayoutsAgainstTheReference) {
     SCOPED_TRACE("config " + std::to_string(i) + ": " + spec.describe());
     run_any_rank(comm, spec, config);
     if (::testing::Test::HasFailure()) return;
+  }
+}
+
+// NaN, numpy's way: sum, product, maxval and minval of a section holding a
+// NaN are NaN; maxloc and minloc give the first NaN (numpy's argmax and
+// argmin); a mask hides the NaN it excludes.  The NaNs sit at positions
+// drawn from the configuration's number, so each process count and layout
+// puts them on other ranks, first or last in a process's block, or nowhere.
+template <int Rank>
+void run_nan_config(const adlib::Comm& comm, const SideSpec& spec, int seed,
+                    const adlib::Configuration& config) {
+  adlib::ProcessGrid grid(comm, spec.grid_shape);
+  const adlib::ArrayLayout parent = adlib_test::make_parent(spec, grid);
+  const std::vector<Index> shape = spec.shape();
+  Index n = 1;
+  for (Index e : shape) n *= e;
+  if (!parent.holds_data(comm.rank())) n = 0;  // outside the group: the identities
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const auto is_nan_at = [seed](Index l) { return seed % 4 != 0 && (l * 37 + seed) % 13 == 0; };
+  const auto value = [&](Index l) { return is_nan_at(l) ? nan : double(value_at(l)); };
+  auto x = make_array<double, Rank>(parent, spec.section, 1e300, value);
+  auto m = make_array<bool, Rank>(parent, spec.section, true, mask_at);
+  // The reference: numpy on the global array (np.max, np.argmax, ...).
+  Index first_nan = -1, first_masked_nan = -1, maxloc = -1, minloc = -1;
+  double sum = 0, maxval = -std::numeric_limits<double>::infinity(),
+         minval = std::numeric_limits<double>::infinity();
+  for (Index l = 0; l < n; ++l) {
+    const double v = value(l);
+    sum += v;
+    if (is_nan_at(l) && first_nan < 0) first_nan = l;
+    if (is_nan_at(l) && mask_at(l) && first_masked_nan < 0) first_masked_nan = l;
+    if (!is_nan_at(l) && v > maxval) maxval = v, maxloc = l;
+    if (!is_nan_at(l) && v < minval) minval = v, minloc = l;
+  }
+  adlib::ArrayReduction<double, Rank, Space> r(x.layout(), config);
+  const bool any_nan = first_nan >= 0;
+  EXPECT_EQ(std::isnan(r.sum(x)), any_nan);
+  EXPECT_EQ(std::isnan(r.product(x)), any_nan);
+  const double high = r.maxval(x), low = r.minval(x);
+  EXPECT_TRUE(any_nan ? std::isnan(high) : high == maxval) << high;
+  EXPECT_TRUE(any_nan ? std::isnan(low) : low == minval) << low;
+  const auto where_high = r.maxloc(x), where_low = r.minloc(x);
+  EXPECT_EQ(std::isnan(where_high.value), any_nan);
+  EXPECT_EQ(std::isnan(where_low.value), any_nan);
+  adlib::Located<std::int64_t, Rank> high_at, low_at;
+  for (int d = 0; d < Rank; ++d) {
+    high_at.location[d] = where_high.location[d];
+    low_at.location[d] = where_low.location[d];
+  }
+  expect_location<Rank>(high_at, any_nan ? first_nan : maxloc, shape);
+  expect_location<Rank>(low_at, any_nan ? first_nan : minloc, shape);
+  const double masked_high = r.maxval(x, m);
+  EXPECT_EQ(std::isnan(masked_high), first_masked_nan >= 0) << masked_high;
+  const auto masked_where = r.maxloc(x, m);
+  if (first_masked_nan >= 0) {
+    adlib::Located<std::int64_t, Rank> at;
+    for (int d = 0; d < Rank; ++d) at.location[d] = masked_where.location[d];
+    expect_location<Rank>(at, first_masked_nan, shape);
+  }
+}
+
+TEST(ArrayReduction, NaNPropagatesAsInNumpyAtEveryProcessCount) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  const int P = comm.size();
+  Rng rng(20261127);
+  for (const auto algorithm :
+       {adlib::ReductionAlgorithm::mpi, adlib::ReductionAlgorithm::recursive_doubling,
+        adlib::ReductionAlgorithm::ring}) {
+    adlib::Configuration config = adlib::Configuration::environment();
+    config.reduction = algorithm;
+    for (int i = 0; i < 24; ++i) {
+      const int rank = 1 + i % 3;
+      const SideSpec spec =
+          adlib_test::random_side(rng, random_shape(rng, rank), adlib_test::random_grid(rng, P, 3),
+                                  adlib_test::kind_at(i / 3));
+      SCOPED_TRACE(std::string(adlib::algorithm_name(algorithm)) + " config " + std::to_string(i) +
+                   ": " + spec.describe());
+      switch (rank) {
+        case 1:
+          run_nan_config<1>(comm, spec, i, config);
+          break;
+        case 2:
+          run_nan_config<2>(comm, spec, i, config);
+          break;
+        default:
+          run_nan_config<3>(comm, spec, i, config);
+      }
+      if (::testing::Test::HasFailure()) return;
+    }
   }
 }
 

@@ -11,7 +11,9 @@
 
 #include <Kokkos_Core.hpp>
 #include <array>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -477,6 +479,79 @@ TEST(DimensionReduction, DoublesAlongOuterAndInnerDimensions) {
     });
     MPI_Allreduce(&wrong, &everywhere, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     EXPECT_EQ(everywhere, 0) << "d=" << d;
+  }
+}
+
+// NaN along a dimension, numpy's way (np.max(a, axis=d), np.argmax(...)):
+// a line holding a NaN reduces to NaN (maxval, minval, sum, product) and
+// maxloc / minloc give its first NaN, at every process count and on both
+// grid orientations, so on whichever rank the NaN and the line's extremes
+// fall.  The maxloc and minloc of a line without NaN are its first extreme.
+TEST(DimensionReduction, NaNPropagatesAsInNumpy) {
+  const adlib::Comm comm(MPI_COMM_WORLD);
+  const int P = adlib_test::world_size();
+  const Index n = 11, m = 7;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // NaN at a few places, never in row 4 or column 5; many ties elsewhere.
+  const auto is_nan_at = [](Index i, Index j) {
+    return i != 4 && j != 5 && (i * 5 + j * 3) % 9 == 0;
+  };
+  const auto value = [&](Index i, Index j) {
+    return is_nan_at(i, j) ? nan : double((i * 7 + j * 11) % 5);
+  };
+  for (const std::vector<int>& shape : {std::vector<int>{P, 1}, std::vector<int>{1, P}}) {
+    adlib::ProcessGrid grid(comm, shape);
+    adlib::DistArray<double, 2> a(grid, {adlib::block(n), adlib::cyclic(m)});
+    a.fill([&](const auto& g) { return value(g[0], g[1]); });
+    for (int d = 0; d < 2; ++d) {
+      const Index length = d == 0 ? n : m;
+      // The line through result position q: element k along d.
+      const auto at = [&](Index q, Index k) { return d == 0 ? value(k, q) : value(q, k); };
+      const auto nan_in = [&](Index q, Index k) {
+        return d == 0 ? is_nan_at(k, q) : is_nan_at(q, k);
+      };
+      long long wrong = 0;
+      const auto check = [&](const auto& result, auto expected) {
+        auto view = Kokkos::create_mirror_view_and_copy(Host(), result.local_view());
+        using U = typename std::decay_t<decltype(result)>::value_type;
+        adlib::DistArray<U, 1, Host> on(result, view);
+        on.for_each_local([&](const std::array<Index, 1>& q, U v) { wrong += !expected(q[0], v); });
+      };
+      const auto first_nan = [&](Index q) {
+        for (Index k = 0; k < length; ++k)
+          if (nan_in(q, k)) return k;
+        return Index(-1);
+      };
+      const auto first_extreme = [&](Index q, bool largest) {
+        Index best = 0;
+        for (Index k = 1; k < length; ++k)
+          if (largest ? at(q, k) > at(q, best) : at(q, k) < at(q, best)) best = k;
+        return best;
+      };
+      const auto nan_or = [&](Index q, double v, double otherwise) {
+        return first_nan(q) >= 0 ? std::isnan(v) : v == otherwise;
+      };
+      check(adlib::maxval_dim(a, d),
+            [&](Index q, double v) { return nan_or(q, v, at(q, first_extreme(q, true))); });
+      check(adlib::minval_dim(a, d),
+            [&](Index q, double v) { return nan_or(q, v, at(q, first_extreme(q, false))); });
+      check(adlib::sum_dim(a, d), [&](Index q, double v) {
+        double total = 0;
+        for (Index k = 0; k < length; ++k) total += at(q, k);
+        return nan_or(q, v, total);
+      });
+      check(adlib::product_dim(a, d),
+            [&](Index q, double v) { return first_nan(q) >= 0 ? std::isnan(v) : !std::isnan(v); });
+      check(adlib::maxloc_dim(a, d), [&](Index q, std::int64_t k) {
+        return k == (first_nan(q) >= 0 ? first_nan(q) : first_extreme(q, true));
+      });
+      check(adlib::minloc_dim(a, d), [&](Index q, std::int64_t k) {
+        return k == (first_nan(q) >= 0 ? first_nan(q) : first_extreme(q, false));
+      });
+      long long everywhere = 0;
+      MPI_Allreduce(&wrong, &everywhere, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+      EXPECT_EQ(everywhere, 0) << "grid " << shape[0] << "x" << shape[1] << ", d=" << d;
+    }
   }
 }
 

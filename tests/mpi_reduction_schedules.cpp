@@ -9,9 +9,11 @@
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
+#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include <adlib/runtime/comm.hpp>
@@ -220,6 +222,57 @@ TEST(Redx2Schedule, KeepsTheExtremeValueAndItsFirstLocation) {
     adlib::Located<double, 2> low = where_min.reduce({-1.0 * me, {me, me}});
     EXPECT_EQ(low.value, -1.0 * (P - 1));
     EXPECT_EQ(low.location[0], P - 1);
+  }
+}
+
+// NaN propagates through MAX and MIN (numpy's maximum / minimum), whatever
+// the algorithm and whichever members hold it, and MAXLOC / MINLOC keep the
+// first NaN: MPI_MAX of a NaN depends on the order of combination, so the
+// reductions of floating point use adlib's own operation.
+TEST(RedxSchedule, NaNPropagatesWhateverTheAlgorithmAndTheMembersHoldingIt) {
+  const Comm world(MPI_COMM_WORLD);
+  const int P = world.size(), me = world.rank();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (ReductionAlgorithm algorithm : kReductions) {
+    const Configuration config = forcing(algorithm, 2);
+    // Element k holds a NaN on member k % (P + 1) (none where that is P),
+    // a number everywhere else.
+    constexpr int kCount = 6;
+    std::vector<double> mine(kCount);
+    for (int k = 0; k < kCount; ++k) mine[k] = k % (P + 1) == me ? nan : double(me + k);
+    adlib::RedxSchedule<double, adlib::op::Max, Host> largest(world, kCount, adlib::op::max,
+                                                              config);
+    adlib::RedxSchedule<double, adlib::op::Min, Host> smallest(world, kCount, adlib::op::min,
+                                                               config);
+    std::vector<double> high = mine, low = mine;
+    largest.execute(high.data());
+    smallest.execute(low.data());
+    for (int k = 0; k < kCount; ++k) {
+      const bool has_nan = k % (P + 1) < P;
+      EXPECT_EQ(std::isnan(high[k]), has_nan) << "max, element " << k;
+      EXPECT_EQ(std::isnan(low[k]), has_nan) << "min, element " << k;
+      if (!has_nan) {
+        EXPECT_EQ(high[k], double(P - 1 + k));
+        EXPECT_EQ(low[k], double(k));
+      }
+    }
+    // MAXLOC: NaN on every odd member, at (me, 0): the first odd member's.
+    adlib::Redx2Schedule<double, 2, adlib::op::MaxLocation, Host> where_max(
+        world, 1, adlib::op::max_location, config);
+    const adlib::Located<double, 2> best =
+        where_max.reduce({me % 2 == 1 ? nan : 100.0 + me, {me, 0}});
+    if (P == 1) {
+      EXPECT_EQ(best.value, 100.0);
+    } else {
+      EXPECT_TRUE(std::isnan(best.value));
+      EXPECT_EQ(best.location[0], 1);
+    }
+    adlib::Redx2Schedule<double, 2, adlib::op::MinLocation, Host> where_min(
+        world, 1, adlib::op::min_location, config);
+    const adlib::Located<double, 2> least =
+        where_min.reduce({me == P - 1 ? nan : -1.0 * me, {me, 0}});
+    EXPECT_TRUE(std::isnan(least.value));
+    EXPECT_EQ(least.location[0], P - 1);
   }
 }
 
