@@ -80,6 +80,11 @@ class Remap : public RunsSchedule<MemorySpace> {
   /// start() returns once messages are posted and local copies done;
   /// neither array may be touched before finish().
   void start(const array_type& dst, const array_type& src) {
+    if (this->running_)
+      throw Error(
+          "start() while the reverse execution start_reverse() began is in flight "
+          "(finish() it first)",
+          src_.group().grid().comm().rank(), "Remap::start");
     check_layouts(dst, src);
     this->schedule_->start(dst.local_view().data(), dst.local_view().span(),
                            src.local_view().data(), src.local_view().span());
@@ -102,7 +107,7 @@ class Remap : public RunsSchedule<MemorySpace> {
   template <class Combine = op::Add>
   void reverse(const array_type& src, const array_type& dst, Combine combine = {}) {
     start_reverse(src, dst, combine);
-    finish();
+    this->finish();
   }
   /// reverse() in two halves; neither array may be touched before finish().
   template <class Combine = op::Add>
@@ -186,7 +191,6 @@ class Remap : public RunsSchedule<MemorySpace> {
   /// Either layout replicated: reverse() needs its own plan (see reverse()).
   bool replicated_ = !dst_.replicated_axes().empty() || !src_.replicated_axes().empty();
   std::unique_ptr<BlockMessSchedule<MemorySpace>> reverse_schedule_;
-  bool reverse_running_ = false;
 };
 
 /// Deduction guide: adlib::Remap r(dst, src); takes T, Rank and MemorySpace

@@ -28,8 +28,15 @@ class RunsSchedule {
  public:
   /// The configuration the schedule was built with (agreed across ranks).
   const Configuration& configuration() const { return config_; }
-  /// Completes the execution that start() began.
-  void finish() { schedule_->finish(); }
+  /// Completes the execution that start() (or Remap's start_reverse()) began.
+  /// Not virtual and never hidden: a derived class that starts a schedule
+  /// other than schedule() says so in running_, so finishing through this
+  /// base finishes the right one.
+  void finish() {
+    Schedule* running = running_ ? running_ : schedule_.get();
+    running_ = nullptr;
+    running->finish();
+  }
   /// The underlying schedule (its plan, tag, transfer choice).
   const Schedule& schedule() const { return *schedule_; }
   /// Pack or MPI datatype per message (see transfer_policy.hpp); the
@@ -70,6 +77,9 @@ class RunsSchedule {
   Configuration config_;
   /// The built schedule; set by the derived class's constructor.
   std::unique_ptr<Schedule> schedule_;
+  /// The schedule the execution in flight started when it is not
+  /// schedule_ (Remap's reverse of replicated layouts), for finish().
+  Schedule* running_ = nullptr;
 };
 
 }  // namespace adlib
