@@ -94,7 +94,7 @@ class ArrayScatter : public ArraySubscriptSchedule<T, MemorySpace> {
   /// execute() in two halves: neither `dst` nor `src` may be touched before
   /// finish().
   void start(const destination_type& dst, const source_type& src) {
-    this->agree_to_execute_on(dst, src, "ArrayScatter::execute", op::fingerprint<Combine>());
+    this->agree_to_execute_on(dst, src, "ArrayScatter::execute", op::fingerprint(combine_));
     this->schedule_->start_write(dst.local_view().data(), dst.local_view().span(),
                                  static_cast<const T*>(src.local_view().data()),
                                  src.local_view().span(), combine_);
@@ -107,7 +107,7 @@ class ArrayScatter : public ArraySubscriptSchedule<T, MemorySpace> {
   ArrayScatter(const ArrayLayout& dst, const ArrayLayout& src, const subscripts_type& subscripts,
                const mask_type* mask, Combine combine, const Configuration& config)
       : ArraySubscriptSchedule<T, MemorySpace>(dst, src, subscripts, mask, RemoteAccess::write,
-                                               "ArrayScatter", op::fingerprint<Combine>(), config),
+                                               "ArrayScatter", op::fingerprint(combine), config),
         combine_(combine) {}
 
   Combine combine_;

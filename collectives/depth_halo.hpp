@@ -280,7 +280,7 @@ void DepthHalo<T, MemorySpace>::start_accumulate(int depth, const field_type& fi
   if (error.empty()) error = field_error(field);
   agree_to_execute(error,
                    detail::hash_mix(detail::hash_mix(detail::hash_start(), 0x5eed + depth),
-                                    op::fingerprint<Combine>()),
+                                    op::fingerprint(combine)),
                    "DepthHalo::accumulate");
   in_flight_ = true;
   pending_clean_ = -1;

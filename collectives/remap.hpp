@@ -118,27 +118,17 @@ class Remap : public RunsSchedule<MemorySpace> {
       reverse_schedule_ = detail::build_schedule<T, MemorySpace>(
           src_.group().grid().comm(), remap_exchange_plan(src_, dst_, src_.group().grid().comm()),
           this->config_);
-    check_layouts(dst, src, "Remap::reverse", op::fingerprint<Combine>());
+    check_layouts(dst, src, "Remap::reverse", op::fingerprint(combine));
     T* to = src.local_view().data();
     const T* from = dst.local_view().data();
     const std::size_t to_span = src.local_view().span(), from_span = dst.local_view().span();
     if (replicated_) {
       reverse_schedule_->start(to, to_span, from, from_span, Direction::forward, combine);
-      reverse_running_ = true;
+      this->running_ = reverse_schedule_.get();  // what finish() completes
     } else {
       this->schedule_->start(to, to_span, from, from_span, Direction::backward, combine);
     }
   }
-  /// Completes the execution that start() or start_reverse() began.
-  void finish() {
-    if (reverse_running_) {
-      reverse_running_ = false;
-      reverse_schedule_->finish();
-      return;
-    }
-    this->schedule_->finish();
-  }
-
   /// The layout execute() requires of `dst`.
   const ArrayLayout& destination_layout() const { return dst_; }
   /// The layout execute() requires of `src`.

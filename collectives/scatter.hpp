@@ -82,7 +82,7 @@ class Scatter : public SubscriptListSchedule<T, MemorySpace> {
   Scatter(const ArrayLayout& layout, const std::vector<Index>& subscripts, Combine combine = {},
           const Configuration& config = Configuration::environment())
       : SubscriptListSchedule<T, MemorySpace>(layout, subscripts, RemoteAccess::write, "Scatter",
-                                              op::fingerprint<Combine>(), config),
+                                              op::fingerprint(combine), config),
         combine_(combine) {}
 
   /// dst[subscripts[k]] combine= values[k] for every k: `values` is a
@@ -124,7 +124,7 @@ class Scatter : public SubscriptListSchedule<T, MemorySpace> {
  private:
   void start_checked(const array_type& dst, const T* values, std::string error) {
     this->agree_to_execute_on(dst, "destination", std::move(error), "Scatter::execute",
-                              op::fingerprint<Combine>());
+                              op::fingerprint(combine_));
     this->schedule_->start_write(dst.local_view().data(), dst.local_view().span(), values,
                                  this->size(), combine_);
   }

@@ -174,7 +174,7 @@ class WriteHalo : public RunsSchedule<MemorySpace> {
   template <class Combine = op::Add>
   void start_accumulate(const array_type& array, Combine combine = {}) {
     this->agree_to_execute(layout_error(array), 1, "WriteHalo::accumulate",
-                           op::fingerprint<Combine>());
+                           op::fingerprint(combine));
     T* data = array.local_view().data();
     const std::size_t span = array.local_view().span();
     this->schedule_->start(data, span, data, span, Direction::backward, combine);

@@ -130,7 +130,9 @@ struct LogicalOr {
   }
 };
 
-/// A user's operation: `function(target, value)` updates target.
+/// A user's operation: `function(target, value)` updates target.  A
+/// function object with state that must agree across ranks gives
+/// `std::uint64_t fingerprint() const` (see op::fingerprint(op)).
 template <class Function>
 struct Combine {
   static constexpr Kind kind = Kind::user;  ///< which operation
@@ -169,6 +171,32 @@ std::uint64_t fingerprint() {
   const auto kind = static_cast<std::uint64_t>(Op::kind);
   if constexpr (Op::kind == Kind::user) return kind * 1000003u ^ typeid(Op).hash_code();
   return kind;
+}
+
+namespace detail {
+template <class F, class = void>
+struct has_state_fingerprint : std::false_type {};
+template <class F>
+struct has_state_fingerprint<
+    F, std::void_t<decltype(std::uint64_t(std::declval<const F&>().fingerprint()))>>
+    : std::true_type {};
+}  // namespace detail
+
+/// The same for the operation `op` itself: a user's operation whose state
+/// matters (a weight, a scale) says so with a member `std::uint64_t
+/// fingerprint() const` on the callable given to op::combine (or on the
+/// operation), which is mixed in, so that ranks whose operations differ
+/// only in that state disagree too.  Without it, ranks compare the type.
+template <class Op>
+std::uint64_t fingerprint(const Op& op) {
+  std::uint64_t h = fingerprint<Op>();
+  if constexpr (Op::kind == Kind::user) {
+    if constexpr (detail::has_state_fingerprint<Op>::value)
+      h = h * 1099511628211ull ^ op.fingerprint();
+    else if constexpr (detail::has_state_fingerprint<decltype(op.function)>::value)
+      h = h * 1099511628211ull ^ op.function.fingerprint();
+  }
+  return h;
 }
 
 }  // namespace op

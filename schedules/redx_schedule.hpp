@@ -68,7 +68,7 @@ class AllReduce {
             const char* operation, std::string local_error, std::uint64_t fingerprint)
       : runner_(members, count, operation) {
     runner_.agree(Runner::argument_error(std::move(local_error), config, count, "reduction"),
-                  hash_mix(fingerprint, op::fingerprint<Op>()), config);
+                  hash_mix(fingerprint, op::fingerprint(op)), config);
     const NodeTopology nodes =
         runner_.topology(config.reduction == ReductionAlgorithm::automatic ||
                              config.reduction == ReductionAlgorithm::node_aware,

@@ -393,6 +393,40 @@ TEST_F(Agreement, CheckedExecutionsOfDifferentSchedulesAreAnError) {
                           "differ between ranks");
 }
 
+// A user's combine operation whose state differs between ranks (here a
+// weight) is refused by a checked accumulation when the operation gives its
+// state's fingerprint; a built-in operation that differs is refused too.
+struct Weighted {
+  double weight = 1.0;
+  KOKKOS_INLINE_FUNCTION void operator()(double& target, const double& value) const {
+    target += weight * value;
+  }
+  std::uint64_t fingerprint() const { return adlib::fingerprint_of(std::to_string(weight)); }
+};
+
+TEST_F(Agreement, CheckedAccumulationWithCombineDifferingBetweenRanksIsAnError) {
+  if (comm_.size() == 1) GTEST_SKIP() << "needs two ranks to disagree";
+  auto u = ring(n());
+  adlib::WriteHalo<double, 1> halo(u, checked());
+  expect_error_everywhere(
+      [&] { halo.accumulate(u, adlib::op::combine(Weighted{comm_.rank() == 0 ? 2.0 : 1.0})); },
+      "differ between ranks");
+  expect_error_everywhere(
+      [&] {
+        if (comm_.rank() == 0)
+          halo.accumulate(u, adlib::op::max);
+        else
+          halo.accumulate(u, adlib::op::add);
+      },
+      "differ between ranks");
+  // The same weight everywhere is fine.
+  halo.accumulate(u, adlib::op::combine(Weighted{2.0}));
+  EXPECT_EQ(adlib::op::fingerprint(adlib::op::combine(Weighted{2.0})),
+            adlib::op::fingerprint(adlib::op::combine(Weighted{2.0})));
+  EXPECT_NE(adlib::op::fingerprint(adlib::op::combine(Weighted{2.0})),
+            adlib::op::fingerprint(adlib::op::combine(Weighted{1.0})));
+}
+
 // ---- which argument differs, and where --------------------------------------
 
 // The message names the first argument that differs, each variant and the
