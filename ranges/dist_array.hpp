@@ -14,6 +14,22 @@
 ///
 /// Processes outside the array's group hold an empty View.
 ///
+/// Creation is local (no message): it allocates this process's block and,
+/// as Kokkos Views are, sets every element (ghosts and padding included) to
+/// T() with one kernel over the block.  Passing `adlib::uninitialized`
+/// skips that kernel (numpy's `empty`): the elements hold whatever the
+/// memory held, and the array must be written (fill(), a Remap into it, a
+/// kernel) before it is read.  What creation checks (the layout's own rules,
+/// see ArrayLayout) is checked on each process alone; a layout that differs
+/// between processes is refused by the first collective over the array, which
+/// agrees on the layout.
+///
+/// @code
+///   adlib::DistArray<double, 2> b(grid, {adlib::block(100), adlib::cyclic(60)},
+///                                 adlib::uninitialized);  // no fill: written next
+///   adlib::remap(b, a);
+/// @endcode
+///
 /// An array can also be laid over memory that something else owns (PETSc, a
 /// Fortran code, another library): DistArray::wrap takes this rank's local
 /// block as a Kokkos View or a pointer, checks it against the layout, and
@@ -55,6 +71,14 @@ struct add_pointers<T, 0> {
 };
 }  // namespace detail
 
+/// The tag that makes a DistArray constructor leave the elements unset (see
+/// the file overview).
+struct Uninitialized {
+  explicit Uninitialized() = default;
+};
+/// Pass to a DistArray constructor to skip setting the elements.
+inline constexpr Uninitialized uninitialized{};
+
 template <class T, int Rank, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
 /// A distributed array: an ArrayLayout plus this process's local block (see the
 /// file overview).  Copies and sections share the memory (like Kokkos Views).
@@ -88,21 +112,29 @@ class DistArray {
                                                                                specs.end()))),
                   label) {}
 
+  /// The same, elements left unset (`adlib::uninitialized`, see the file
+  /// overview).
+  DistArray(const Group& group, const std::array<RangePtr, Rank>& ranges, Uninitialized,
+            const std::string& label = "adlib::DistArray")
+      : DistArray(ArrayLayout(group, std::vector<RangePtr>(ranges.begin(), ranges.end())),
+                  uninitialized, label) {}
+  /// The same, elements left unset (`adlib::uninitialized`, see the file
+  /// overview).
+  DistArray(const Group& group, const std::array<RangeSpec, Rank>& specs, Uninitialized,
+            const std::string& label = "adlib::DistArray")
+      : DistArray(ArrayLayout(group, bind_ranges(group, std::vector<RangeSpec>(specs.begin(),
+                                                                               specs.end()))),
+                  uninitialized, label) {}
+
   /// Allocates the local block of `layout` (a whole array, not a section), padded
-  /// if the layout says so; every rank of the grid's communicator calls it (ranks
-  /// outside the group get an empty View).
+  /// if the layout says so, every element T(); every rank of the grid's
+  /// communicator calls it (ranks outside the group get an empty View).
   DistArray(const ArrayLayout& layout, const std::string& label = "adlib::DistArray")
-      : layout_(layout) {
-    if (layout_.rank() != Rank)
-      throw Error("layout of rank " + std::to_string(layout_.rank()) + " for a DistArray of rank " +
-                      std::to_string(Rank),
-                  -1, "DistArray");
-    if (layout_.is_section())
-      throw Error("allocate the whole array, then take a section of it", -1, "DistArray");
-    rank_ = layout_.group().grid().comm().rank();
-    allocation_ = std::make_shared<const int>(0);
-    view_ = allocate(label, layout_.storage_extents(rank_), std::make_index_sequence<Rank>{});
-  }
+      : DistArray(layout, label, true) {}
+  /// The same, elements left unset (`adlib::uninitialized`, see the file
+  /// overview).
+  DistArray(const ArrayLayout& layout, Uninitialized, const std::string& label = "adlib::DistArray")
+      : DistArray(layout, label, false) {}
 
   /// An array over this rank's local block at `data`, element (i_0, ..., i_r)
   /// at data[i_0 * strides[0] + ... + i_r * strides[r]], no copy: the caller
@@ -252,6 +284,21 @@ class DistArray {
         allocation_(std::make_shared<const int>(0)) {}
 
  private:
+  /// The allocating constructors' work: `initialize` sets every element T().
+  DistArray(const ArrayLayout& layout, const std::string& label, bool initialize)
+      : layout_(layout) {
+    if (layout_.rank() != Rank)
+      throw Error("layout of rank " + std::to_string(layout_.rank()) + " for a DistArray of rank " +
+                      std::to_string(Rank),
+                  -1, "DistArray");
+    if (layout_.is_section())
+      throw Error("allocate the whole array, then take a section of it", -1, "DistArray");
+    rank_ = layout_.group().grid().comm().rank();
+    allocation_ = std::make_shared<const int>(0);
+    view_ = allocate(label, initialize, layout_.storage_extents(rank_),
+                     std::make_index_sequence<Rank>{});
+  }
+
   /// wrap(): checks the local block, agrees on the verdict, adopts the memory.
   DistArray(const ArrayLayout& layout, T* data, const std::optional<std::array<Index, Rank>>& given,
             const std::array<Index, Rank>& strides, std::shared_ptr<const void> keep)
@@ -323,9 +370,11 @@ class DistArray {
     return Kokkos::subview(view_, owned_interval(static_cast<int>(I))...);
   }
   template <size_t... I>
-  static view_type allocate(const std::string& label, const std::vector<Index>& e,
+  static view_type allocate(const std::string& label, bool initialize, const std::vector<Index>& e,
                             std::index_sequence<I...>) {
-    return view_type(label, static_cast<size_t>(e[I])...);
+    if (initialize) return view_type(label, static_cast<size_t>(e[I])...);
+    return view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, label),
+                     static_cast<size_t>(e[I])...);
   }
 
   ArrayLayout layout_;

@@ -107,6 +107,42 @@ TEST(DistArrayBasic, OwnedViewExcludesGhosts) {
   for (size_t j = 0; j < 5; ++j) ASSERT_EQ(a.local_view()(0, j), 0.0);
 }
 
+// Creation sets every element (ghosts included) to T() unless told
+// `adlib::uninitialized`; an uninitialized array has the same block and
+// takes writes like any other (here a Remap into it, then a halo exchange).
+TEST(DistArrayBasic, CreationZeroFillsUnlessToldUninitialized) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  adlib::ProcessGrid grid(comm, {comm.size()});
+  const adlib::Index n = 4 * comm.size() + 3;
+  adlib::DistArray<double, 2> zeros(grid,
+                                    {adlib::block(n).ghosts(1).periodic(), adlib::collapsed(3)});
+  auto z = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), zeros.local_view());
+  int nonzero = 0;
+  for (size_t i = 0; i < z.extent(0); ++i)
+    for (size_t j = 0; j < z.extent(1); ++j) nonzero += z(i, j) != 0.0;
+  EXPECT_EQ(nonzero, 0);
+  adlib::DistArray<double, 2> a(grid, {adlib::block(n).ghosts(1).periodic(), adlib::collapsed(3)},
+                                adlib::uninitialized);
+  adlib::DistArray<double, 2> b(zeros.layout(), adlib::uninitialized, "b");
+  EXPECT_EQ(a.layout(), zeros.layout());
+  EXPECT_EQ(a.local_view().extent(0), zeros.local_view().extent(0));
+  EXPECT_EQ(b.local_view().extent(1), zeros.local_view().extent(1));
+  adlib::DistArray<double, 2> c(grid, {adlib::cyclic(n), adlib::collapsed(3)});
+  c.fill([](auto g) { return double(g[0] * 3 + g[1]); });
+  adlib::remap(a, c);
+  adlib::write_halo(a);
+  auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.local_view());
+  const auto box = a.owned_box();
+  int wrong = 0;
+  // Owned rows and the ghost row on each side (unwrapped global indices).
+  for (adlib::Index l = box.begin(0) - 1; l <= box.end(0) && box.extent(0) > 0; ++l)
+    for (adlib::Index j = 0; j < 3; ++j) {
+      const adlib::Index g = (box.global(0, l) + n) % n;
+      wrong += v(static_cast<size_t>(l), static_cast<size_t>(j)) != double(g * 3 + j);
+    }
+  EXPECT_EQ(wrong, 0);
+}
+
 }  // namespace
 
 namespace {

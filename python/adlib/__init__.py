@@ -90,15 +90,21 @@ class _agreed:
         raise self._classes.get(name, Error)(message) from None
 
 
-def DistArray(grid, specs, dtype=_np.float64):
+def DistArray(grid, specs, dtype=_np.float64, fill=0):
     """A new distributed array over `grid` (a ProcessGrid or Group), one
     RangeSpec per dimension (1 to 3), elements of `dtype` (see DTYPES; bool
-    for masks).  Collective over the grid's communicator: the checks of
-    `dtype` and of the number of dimensions are agreed (one small allreduce;
-    a mistake on one rank raises on every rank), the shapes are not (a
-    shape that differs between ranks is caught by the first collective over
-    the array, whose layout every rank agrees on).  The elements are not
-    set."""
+    for masks), every element (ghosts included) set to `fill`.  `fill=None`
+    leaves the elements unset, as numpy.empty does (see empty()): write them
+    before reading them.
+
+    Cost: allocating this rank's block, plus one pass over it unless
+    `fill=None` (at 2**22 float64 elements, about the time numpy.zeros takes
+    to touch its pages; nothing with `fill=None`).  Collective over the
+    grid's communicator: the checks of `dtype` and of the number of
+    dimensions are agreed (one small allreduce; a mistake on one rank raises
+    on every rank); the shapes are not (a shape that differs between ranks
+    is caught by the first collective over the array, whose layout every
+    rank agrees on), nor is `fill`, which is local data."""
     with _agreed(grid):
         name = _np.dtype(dtype).name
         if name not in DTYPES + (MASK_DTYPE,):
@@ -107,8 +113,28 @@ def DistArray(grid, specs, dtype=_np.float64):
         if not 1 <= len(specs) <= 3:
             raise Error("adlib: DistArray: the Python module makes arrays of rank 1 to 3, not %d"
                         % len(specs))
+        if fill is not None:
+            fill = _np.asarray(fill)
+            if fill.ndim != 0:
+                raise TypeError("DistArray fill must be a scalar or None, not an array of shape %s"
+                                % (fill.shape,))
     cls = getattr(_adlib, "DistArray_%s_%dd" % (name, len(specs)))
-    return cls(grid, specs)
+    if fill is not None and fill == 0:
+        return cls(grid, specs)  # Kokkos sets T(): zero
+    array = cls(grid, specs, initialize=False)
+    if fill is not None:
+        array.local_with_ghosts[...] = fill
+    return array
+
+
+def empty(grid, specs, dtype=_np.float64):
+    """DistArray(grid, specs, dtype, fill=None): no pass over the block."""
+    return DistArray(grid, specs, dtype, fill=None)
+
+
+def zeros(grid, specs, dtype=_np.float64):
+    """DistArray(grid, specs, dtype): every element 0."""
+    return DistArray(grid, specs, dtype, fill=0)
 
 
 def wrap(grid, specs, local):
@@ -485,7 +511,7 @@ __all__ = [
     "DimensionReduction", "DistArray", "DistArrayBase", "Error", "Gather", "Group", "MASK_DTYPE",
     "ProcessGrid", "RangeSpec", "Remap", "Scatter", "Shift", "ShiftMode", "Stencil", "WriteHalo",
     "all_dim", "any_dim", "block", "block_cyclic", "broadcast", "broadcast_value", "collapsed",
-    "count_dim", "cyclic", "dot", "from_distarray", "full", "gather", "irregular_block",
+    "count_dim", "cyclic", "dot", "empty", "from_distarray", "full", "gather", "irregular_block",
     "maxloc_dim", "maxval", "maxval_dim", "minloc_dim", "minval", "minval_dim", "product_dim",
-    "remap", "scatter", "shift", "sum", "sum_dim", "wrap", "write_halo",
+    "remap", "scatter", "shift", "sum", "sum_dim", "wrap", "write_halo", "zeros",
 ]

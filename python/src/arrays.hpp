@@ -53,7 +53,11 @@ class ArrayHolder : public ArrayBase {
 
   /// A new array over `group`, one spec per dimension (collective).
   ArrayHolder(const adlib::Group& group, const std::vector<adlib::RangeSpec>& specs)
-      : array_(make(group, specs)) {}
+      : array_(make(group, specs, true)) {}
+  /// The same; `initialize` false leaves the elements unset (adlib.empty).
+  ArrayHolder(const adlib::Group& group, const std::vector<adlib::RangeSpec>& specs,
+              bool initialize)
+      : array_(make(group, specs, initialize)) {}
 
   /// An array over `local`, this rank's block as a numpy array (no copy;
   /// DistArray::wrap checks it collectively): the holder keeps `local` alive.
@@ -75,11 +79,15 @@ class ArrayHolder : public ArrayBase {
   void release() override { array_.reset(); }
 
  private:
-  static array_type make(const adlib::Group& group, const std::vector<adlib::RangeSpec>& specs) {
+  static array_type make(const adlib::Group& group, const std::vector<adlib::RangeSpec>& specs,
+                         bool initialize) {
     if (static_cast<int>(specs.size()) != Rank)
       throw adlib::Error(std::to_string(specs.size()) + " range specs for an array of rank " +
                              std::to_string(Rank),
                          -1, "DistArray");
+    if (!initialize)
+      return array_type(group, fixed(specs, std::make_index_sequence<Rank>{}),
+                        adlib::uninitialized);
     return array_type(group, fixed(specs, std::make_index_sequence<Rank>{}));
   }
   static array_type wrap(const adlib::Group& group, const std::vector<adlib::RangeSpec>& specs,
@@ -201,6 +209,8 @@ py::class_<ArrayHolder<T, Rank>, ArrayBase> bind_array_class(py::module_& m,
   array
       .def(py::init<const adlib::Group&, const std::vector<adlib::RangeSpec>&>(), py::arg("group"),
            py::arg("specs"))
+      .def(py::init<const adlib::Group&, const std::vector<adlib::RangeSpec>&, bool>(),
+           py::arg("group"), py::arg("specs"), py::kw_only(), py::arg("initialize"))
       .def(py::init<const adlib::Group&, const std::vector<adlib::RangeSpec>&, py::array>(),
            py::arg("group"), py::arg("specs"), py::arg("local").noconvert())
       .def_property_readonly(
