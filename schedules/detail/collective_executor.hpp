@@ -140,7 +140,7 @@ class CollectiveExecutor {
   void run(const T* input, T* data) const {
     const char* operation = "CollectiveExecutor::run";
     const char* name = take_execution_name();
-    const std::string watched_as = name ? name : operation;  // the watchdog's name for it
+    const char* watched_as = name ? name : operation;  // the watchdog's name for it
     const bool in_place = input == data || sources_.copy_first;
     if (input != data && sources_.copy_first) {
       const auto count = static_cast<std::size_t>(count_);
