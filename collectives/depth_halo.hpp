@@ -55,6 +55,7 @@
 #include <adlib/collectives/detail/planned_schedule.hpp>
 #include <adlib/ranges/unstructured_field.hpp>
 #include <adlib/ranges/unstructured_layout.hpp>
+#include <adlib/runtime/agreement.hpp>
 #include <adlib/runtime/combine.hpp>
 #include <adlib/runtime/detail/watched_wait.hpp>
 #include <adlib/runtime/directory.hpp>
@@ -212,10 +213,11 @@ DepthHalo<T, MemorySpace>::DepthHalo(const UnstructuredLayout& layout, const Con
   const Comm& comm = layout.comm();
   std::string error = config.error;
   if (error.empty()) error = layout.error();
-  agree_on_errors(comm, error,
-                  detail::hash_mix(layout.fingerprint(),
-                                   detail::element_and_configuration_fingerprint<T>(config)),
-                  kOperation);
+  agree_on_arguments(comm, error,
+                     {{"layout", layout.fingerprint(), [&] { return layout.describe(); }},
+                      agreed_element_type<T>(),
+                      agreed_configuration(config)},
+                     kOperation);
 
   const auto& ids = layout.ids();
   const auto halo_begin = ids.begin() + layout.owned_count();

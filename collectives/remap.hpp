@@ -43,6 +43,7 @@
 #include <adlib/collectives/remap_plan.hpp>
 #include <adlib/collectives/runs_schedule.hpp>
 #include <adlib/ranges/dist_array.hpp>
+#include <adlib/runtime/agreement.hpp>
 #include <adlib/runtime/combine.hpp>
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/error.hpp>
@@ -154,10 +155,11 @@ class Remap : public RunsSchedule<MemorySpace> {
     if (error.empty() && dst.rank() != Rank)
       error = "layouts of rank " + std::to_string(dst.rank()) + " for a Remap of rank " +
               std::to_string(Rank);
-    agree_on_errors(comm, error,
-                    detail::hash_mix(dst.fingerprint() * 31 + src.fingerprint(),
-                                     detail::element_and_configuration_fingerprint<T>(config)),
-                    "Remap");
+    agree_on_arguments(
+        comm, error,
+        {agreed_layout("destination layout", dst), agreed_layout("source layout", src),
+         agreed_element_type<T>(), agreed_configuration(config)},
+        "Remap");
     this->schedule_ =
         detail::build_schedule<T, MemorySpace>(comm, remap_exchange_plan(dst, src, comm), config);
   }

@@ -50,6 +50,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -58,6 +59,7 @@
 #include <adlib/collectives/runs_schedule.hpp>
 #include <adlib/collectives/shift_plan.hpp>
 #include <adlib/ranges/dist_array.hpp>
+#include <adlib/runtime/agreement.hpp>
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/detail/pack.hpp>
 #include <adlib/runtime/error.hpp>
@@ -170,28 +172,50 @@ class ShiftSchedule : public RunsSchedule<MemorySpace> {
     return check_shift(layout_, dim, mode);
   }
 
-  /// The fingerprint of every argument, for the agreement across ranks: the
-  /// layouts, the arguments, the element type and the configuration.
-  std::uint64_t fingerprint(std::uint64_t dst_layout, const std::string& arguments) const {
-    return detail::hash_mix(
-        (dst_layout * 31 + layout_.fingerprint()) * 31 + fingerprint_of(arguments),
-        detail::element_and_configuration_fingerprint<T>(this->config_));
+  /// Every argument, for the agreement across ranks: the layouts (the
+  /// destination's is the source's unless given), the shift's own
+  /// `arguments`, the element type and the configuration.
+  std::vector<AgreedArgument> agreed_arguments(const ArrayLayout* dst_layout,
+                                               std::vector<AgreedArgument> arguments) const {
+    arguments.insert(arguments.begin(),
+                     {agreed_layout("destination layout", dst_layout ? *dst_layout : layout_),
+                      agreed_layout("source layout", layout_)});
+    arguments.push_back(agreed_element_type<T>());
+    arguments.push_back(agreed_configuration(this->config_));
+    return arguments;
+  }
+  /// An argument that reads as `text`.
+  static AgreedArgument text_argument(const std::string& name, const std::string& text) {
+    return {name, fingerprint_of(text), [text] { return text; }};
+  }
+  /// The fill value (end_off mode) as an argument.
+  static AgreedArgument fill_argument(const T& fill) {
+    return {"fill", fingerprint_of(detail::fill_fingerprint(fill)), [fill] {
+              if constexpr (std::is_arithmetic<T>::value) {
+                std::ostringstream text;
+                text.precision(17);
+                text << +fill;
+                return text.str();
+              } else {
+                return std::string("a value of ") + detail::describe_element<T>();
+              }
+            }};
   }
 
-  /// Collective: agrees on `error` and the arguments' fingerprint (throws on
-  /// every rank if any rank found an error or the arguments differ), then
+  /// Collective: agrees on `error` and the arguments (throws on every rank
+  /// if any rank found an error or an argument differs, naming it), then
   /// builds the schedule from the ShiftPlan that `plan(me)` returns (a call
   /// of plan_shift or plan_skew, only made once the arguments are agreed
   /// valid).
   template <class Plan>
-  void build(std::string error, std::uint64_t arguments_fingerprint, Plan&& plan) {
+  void build(std::string error, const std::vector<AgreedArgument>& arguments, Plan&& plan) {
     const Comm& comm = layout_.group().grid().comm();
     if (!this->config_.error.empty()) error = this->config_.error;
     if (error.empty() && !layout_.plannable_locally())
       error =
           "a shift enumerates other processes' elements, which an unstructured dimension "
           "does not allow (Remap an unstructured array into a block layout first)";
-    agree_on_errors(comm, error, arguments_fingerprint, operation_);
+    agree_on_arguments(comm, error, arguments, operation_);
     ShiftPlan planned = plan(me_);
     vacated_ = std::move(planned.vacated);
     this->schedule_ = detail::build_schedule<T, MemorySpace>(comm, planned.exchange, this->config_);
@@ -240,12 +264,12 @@ class Shift : public detail::ShiftSchedule<T, Rank, MemorySpace> {
   /// on every rank.
   Shift(const array_type& dst, const array_type& src, Index amount, int dim, ShiftMode mode,
         const T& fill = T{}, const Configuration& config = Configuration::environment())
-      : Shift(src.layout(), amount, dim, mode, fill, Base::pair_error(dst, src),
-              dst.layout().fingerprint(), config) {}
+      : Shift(src.layout(), amount, dim, mode, fill, Base::pair_error(dst, src), &dst.layout(),
+              config) {}
   /// One schedule for every pair of arrays of `layout`.
   Shift(const ArrayLayout& layout, Index amount, int dim, ShiftMode mode, const T& fill = T{},
         const Configuration& config = Configuration::environment())
-      : Shift(layout, amount, dim, mode, fill, std::string(), layout.fingerprint(), config) {}
+      : Shift(layout, amount, dim, mode, fill, std::string(), nullptr, config) {}
 
   /// The shift amount (Fortran's sign: positive moves data to lower indices).
   Index amount() const { return amount_; }
@@ -256,13 +280,14 @@ class Shift : public detail::ShiftSchedule<T, Rank, MemorySpace> {
 
  private:
   Shift(const ArrayLayout& layout, Index amount, int dim, ShiftMode mode, const T& fill,
-        std::string error, std::uint64_t dst_layout, const Configuration& config)
+        std::string error, const ArrayLayout* dst_layout, const Configuration& config)
       : Base(layout, "Shift", fill, config), amount_(amount), dim_(dim), mode_(mode) {
     if (error.empty()) error = this->dimension_error(dim, mode);
-    std::string arguments = "amount " + std::to_string(amount) + " dim " + std::to_string(dim) +
-                            " mode " + shift_mode_name(mode);
-    if (mode == ShiftMode::end_off) arguments += " fill " + detail::fill_fingerprint(fill);
-    this->build(error, this->fingerprint(dst_layout, arguments),
+    std::vector<AgreedArgument> own{Base::text_argument("amount", std::to_string(amount)),
+                                    Base::text_argument("dimension", std::to_string(dim)),
+                                    Base::text_argument("mode", shift_mode_name(mode))};
+    if (mode == ShiftMode::end_off) own.push_back(Base::fill_argument(fill));
+    this->build(error, this->agreed_arguments(dst_layout, std::move(own)),
                 [&](int me) { return plan_shift(layout, amount, dim, mode, me); });
   }
 
@@ -329,24 +354,26 @@ class Skew : public detail::ShiftSchedule<T, Rank, MemorySpace> {
   Skew(const array_type& dst, const array_type& src, const std::vector<Index>& amounts, int dim,
        ShiftMode mode, const T& fill = T{},
        const Configuration& config = Configuration::environment())
-      : Skew(src.layout(), amounts, dim, mode, fill, Base::pair_error(dst, src),
-             dst.layout().fingerprint(), config) {}
+      : Skew(src.layout(), amounts, dim, mode, fill, Base::pair_error(dst, src), &dst.layout(),
+             config) {}
   /// One schedule for every pair of arrays of `layout`.
   Skew(const ArrayLayout& layout, const std::vector<Index>& amounts, int dim, ShiftMode mode,
        const T& fill = T{}, const Configuration& config = Configuration::environment())
-      : Skew(layout, amounts, dim, mode, fill, std::string(), layout.fingerprint(), config) {}
+      : Skew(layout, amounts, dim, mode, fill, std::string(), nullptr, config) {}
 
  private:
   Skew(const ArrayLayout& layout, const std::vector<Index>& amounts, int dim, ShiftMode mode,
-       const T& fill, std::string error, std::uint64_t dst_layout, const Configuration& config)
+       const T& fill, std::string error, const ArrayLayout* dst_layout, const Configuration& config)
       : Base(layout, "Skew", fill, config) {
     if (error.empty()) error = this->dimension_error(dim, mode);
     if (error.empty()) error = check_skew(layout, amounts.size(), dim, mode);
-    std::string arguments = "dim " + std::to_string(dim) + " mode " + shift_mode_name(mode);
-    if (mode == ShiftMode::end_off) arguments += " fill " + detail::fill_fingerprint(fill);
-    for (Index amount : amounts)
-      arguments.append(reinterpret_cast<const char*>(&amount), sizeof amount);
-    this->build(error, this->fingerprint(dst_layout, arguments),
+    std::string listed;
+    for (Index amount : amounts) listed += (listed.empty() ? "" : ", ") + std::to_string(amount);
+    std::vector<AgreedArgument> own{Base::text_argument("amounts", "[" + listed + "]"),
+                                    Base::text_argument("dimension", std::to_string(dim)),
+                                    Base::text_argument("mode", shift_mode_name(mode))};
+    if (mode == ShiftMode::end_off) own.push_back(Base::fill_argument(fill));
+    this->build(error, this->agreed_arguments(dst_layout, std::move(own)),
                 [&](int me) { return plan_skew(layout, amounts, dim, mode, me); });
   }
 };

@@ -45,6 +45,7 @@
 #include <adlib/collectives/halo_plan.hpp>
 #include <adlib/collectives/runs_schedule.hpp>
 #include <adlib/ranges/dist_array.hpp>
+#include <adlib/runtime/agreement.hpp>
 #include <adlib/runtime/combine.hpp>
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/error.hpp>
@@ -101,10 +102,14 @@ class WriteHalo : public RunsSchedule<MemorySpace> {
       error = layout.rank() == Rank ? check_halo(layout, halo)
                                     : "layout of rank " + std::to_string(layout.rank()) +
                                           " for a WriteHalo of rank " + std::to_string(Rank);
-    agree_on_errors(comm, error,
-                    detail::hash_mix(layout.fingerprint() * 31 + fingerprint_of(describe(halo)),
-                                     detail::element_and_configuration_fingerprint<T>(config)),
-                    "WriteHalo");
+    const std::string widths = describe(halo);
+    agree_on_arguments(
+        comm, error,
+        {agreed_layout("layout", layout),
+         {"halo widths and boundaries", fingerprint_of(widths), [&] { return widths; }},
+         agreed_element_type<T>(),
+         agreed_configuration(config)},
+        "WriteHalo");
     this->schedule_ = detail::build_schedule<T, MemorySpace>(
         comm, plan_write_halo(layout, halo, comm.rank()), config);
   }

@@ -393,6 +393,28 @@ TEST_F(Agreement, CheckedExecutionsOfDifferentSchedulesAreAnError) {
                           "differ between ranks");
 }
 
+// The collectives name the argument that differs: a Shift's amount, a
+// WriteHalo's widths, a Remap's destination layout.
+TEST_F(Agreement, CollectivesNameTheArgumentThatDiffers) {
+  if (comm_.size() == 1) GTEST_SKIP() << "needs two ranks to disagree";
+  const bool odd = comm_.rank() == 1;
+  auto u = ring(n()), v = ring(n());
+  expect_error_everywhere([&] { adlib::CShift<double, 1> s(v, u, odd ? 2 : 1, 0); },
+                          "arguments differ between ranks: amount: 1 on rank");
+  adlib::DistArray<double, 1> wide(
+      grid_, {std::make_shared<adlib::BlockRange>(n(), grid_.dim(0), adlib::Ghosts{2, 2, true})});
+  expect_error_everywhere(
+      [&] {
+        const adlib::Index w = odd ? 1 : 2;
+        adlib::WriteHalo<double, 1> h(wide, {w}, {w}, {adlib::Boundary::cyclic});
+      },
+      "arguments differ between ranks: halo widths and boundaries:");
+  adlib::DistArray<double, 1> cyclic(grid_,
+                                     {std::make_shared<adlib::CyclicRange>(n(), grid_.dim(0))});
+  expect_error_everywhere([&] { adlib::Remap<double, 1> r(odd ? v : cyclic, u); },
+                          "arguments differ between ranks: destination layout: ");
+}
+
 // A user's combine operation whose state differs between ranks (here a
 // weight) is refused by a checked accumulation when the operation gives its
 // state's fingerprint; a built-in operation that differs is refused too.
