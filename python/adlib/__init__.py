@@ -182,6 +182,63 @@ def _global_index_grid(self):
 DistArrayBase.global_index_grid = _global_index_grid
 
 
+def _describe_argument(value):
+    """How an argument reads in a TypeError: its adlib or numpy type."""
+    if isinstance(value, DistArrayBase):
+        return "an adlib array of %s, rank %d" % (value.dtype, value.ndim)
+    if isinstance(value, _np.ndarray):
+        return "a numpy array of %s, shape %s" % (value.dtype, value.shape)
+    return "%s (%s)" % (repr(value)[:40], type(value).__name__)
+
+
+def _in_user_terms(kind, method, function):
+    """`function` (a bound method of a compiled class), with pybind11's
+    "incompatible function arguments" (which lists C++ signatures) replaced
+    by a TypeError that says what the object takes and what it was given.
+    Local: the arguments of a call on an object already built are not
+    agreed (ADLIB_CHECKED=1 agrees on the arrays; see docs/python.md)."""
+    def call(self, *args, **kwargs):
+        try:
+            return function(self, *args, **kwargs)
+        except TypeError as error:
+            if "incompatible function arguments" not in str(error):
+                raise
+            given = [_describe_argument(a) for a in args]
+            given += ["%s=%s" % (k, _describe_argument(v)) for k, v in kwargs.items()]
+            raise TypeError(
+                "%s.%s: this %s was made for adlib arrays of %s; it was given %s"
+                % (kind, method, kind, self._made_for, "; ".join(given) or "no arguments")
+            ) from None
+    call.__name__ = method
+    call.__qualname__ = "%s.%s" % (kind, method)
+    call.__doc__ = function.__doc__
+    return call
+
+
+def _translate_incompatible_arguments():
+    """Every method of the compiled schedule, reduction and array classes
+    (Remap_float64_2d, ...) raises TypeErrors in the user's terms."""
+    import re
+    pattern = re.compile(r"^([A-Za-z]+)_(%s)_(\d)d(?:_(\d)d)?$" % "|".join(DTYPES + (MASK_DTYPE,)))
+    for name in dir(_adlib):
+        match = pattern.match(name)
+        if not match:
+            continue
+        kind, dtype, rank, source_rank = match.groups()
+        cls = getattr(_adlib, name)
+        made_for = "%s, rank %s" % (dtype, rank)
+        if source_rank:
+            made_for += " (the source: rank %s)" % source_rank
+        cls._made_for = made_for
+        for method in [m for m in vars(cls) if not m.startswith("_")]:
+            function = getattr(cls, method)
+            if type(function).__name__ == "instancemethod":
+                setattr(cls, method, _in_user_terms(kind, method, function))
+
+
+_translate_incompatible_arguments()
+
+
 def _schedule_class(kind, *arrays):
     for a in arrays:
         if not isinstance(a, DistArrayBase):

@@ -87,3 +87,26 @@ def test_layout_differing_on_one_rank_is_an_error_for_reductions_and_broadcasts(
                                      adlib.Error, "section: ")
     assert everywhere(ok), everyone
     assert everywhere(adlib.broadcast_value(x, 4) == 4.0)
+
+
+def test_incompatible_arguments_are_described_in_user_terms():
+    """pybind11's "incompatible function arguments" (C++ signatures) becomes a
+    TypeError that says what the object was made for and what it was given,
+    on the rank that passed it (the same mistake everywhere here: a call on
+    an object already built is not agreed)."""
+    grid = adlib.ProcessGrid(comm, [P])
+    a = adlib.DistArray(grid, [adlib.block(8)])
+    c = adlib.DistArray(grid, [adlib.cyclic(8)])
+    remap = adlib.Remap(c, a)
+    single = adlib.DistArray(grid, [adlib.block(8)], np.float32)
+    with pytest.raises(TypeError, match=re.escape(
+            "Remap.execute: this Remap was made for adlib arrays of float64, rank 1; it was "
+            "given an adlib array of float64, rank 1; an adlib array of float32, rank 1")):
+        remap.execute(c, single)
+    with pytest.raises(TypeError, match="a numpy array of float64, shape"):
+        adlib.WriteHalo(a).execute(np.zeros(3))
+    with pytest.raises(TypeError, match="ArrayReduction.sum: this ArrayReduction was made for "
+                                        "adlib arrays of float64, rank 1"):
+        adlib.ArrayReduction(a).sum(single)
+    remap.execute(c, a)  # the right arrays still work
+    assert everywhere(True)
