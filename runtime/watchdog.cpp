@@ -306,6 +306,7 @@ void set_watchdog(const WatchdogSettings& settings) {
   if (!(settings.timeout_seconds >= 0))
     throw Error("a negative or NaN timeout", -1, "set_watchdog");
   settings_in_force() = settings;
+  detail::read_watchdog_state();
 }
 
 std::string describe(const WatchdogSettings& settings) {
@@ -320,8 +321,11 @@ namespace {
 const char* next_execution_name = nullptr;
 }  // namespace
 
-bool watchdog_enabled() {
-  return settings_in_force().enabled();
+int watchdog_state = -1;
+
+bool read_watchdog_state() {
+  watchdog_state = settings_in_force().enabled() ? 1 : 0;
+  return watchdog_state == 1;
 }
 
 void name_next_execution(const char* operation) {

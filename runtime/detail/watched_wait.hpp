@@ -29,8 +29,15 @@ struct WaitSubject {
   int tag = -1;  ///< the messages' tag (-1: not told)
 };
 
-/// Is the watchdog on?  One test of a flag.
-bool watchdog_enabled();
+/// The watchdog's state as waits test it: -1 before the settings are read,
+/// 0 off, 1 on (watchdog.cpp keeps it in step with the settings).
+extern int watchdog_state;
+/// Reads the settings (the first time) and returns whether the watchdog is on.
+bool read_watchdog_state();
+/// Is the watchdog on?  One load and a comparison, inline: every wait asks.
+inline bool watchdog_enabled() {
+  return watchdog_state >= 0 ? watchdog_state == 1 : read_watchdog_state();
+}
 
 /// The user-level collective the next execution belongs to (a string
 /// literal), set by the collectives before they start their schedule and
