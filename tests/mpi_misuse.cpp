@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
+#include <array>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -226,6 +228,163 @@ TEST_F(Misuse, ArgumentsThatDifferBetweenRanks) {
         "shape mismatch");
     EXPECT_EQ(root, 1) << "the error should name the rank that found it";
   }
+}
+
+// The misuse matrix (issue 24): one case per collective argument that can
+// differ between ranks, the last rank passing the odd value, each in
+// unchecked and in checked mode.  Every case must be an adlib::Error on
+// every rank, with the same message naming the disagreement, before any
+// message is posted (the fixture then runs a remap that must still work;
+// ctest's timeout turns a hang into a failure).  Execution-time arguments
+// (another array, depth or dirty state at execute) are agreed in checked
+// mode only: they are the last cases, run checked.
+TEST_F(Misuse, MatrixOfArgumentsThatDifferBetweenRanks) {
+  const int P = comm_.size();
+  if (P == 1) GTEST_SKIP() << "needs two ranks to disagree";
+  const bool odd = comm_.rank() == P - 1;
+  adlib::ProcessGrid line(comm_, {P});
+  adlib::ProcessGrid plane(comm_, {P, 1});
+  const Index n = 4 * P + 3;
+  const auto block = [&](Index extent) {
+    return adlib::DistArray<double, 1>(line, {adlib::block(extent).ghosts(2).periodic()});
+  };
+  const auto cyclic = [&](Index extent) {
+    return adlib::DistArray<double, 1>(line, {adlib::cyclic(extent)});
+  };
+  auto u = block(n), v = block(n), c = cyclic(n);
+  using Space = decltype(c)::memory_space;
+  adlib::DistArray<double, 2> m(plane, {adlib::block(n), adlib::collapsed(3)});
+  adlib::DistArray<Index, 1> s(line, {adlib::cyclic(n)});
+  s.fill([n](auto g) { return n - 1 - g[0]; });
+  adlib::DistArray<Index, 1> s_block(line, {adlib::block(n)});
+  s_block.fill([n](auto g) { return n - 1 - g[0]; });
+  adlib::DistArray<bool, 1> mask(line, {adlib::cyclic(n)});
+  const std::vector<Index> everything = [&] {
+    std::vector<Index> all;
+    for (Index i = comm_.rank(); i < n; i += P) all.push_back(i);
+    return all;
+  }();
+
+  struct Case {
+    const char* name;
+    std::function<void(const adlib::Configuration&)> run;
+    const char* needle;
+  };
+  const std::vector<Case> cases{
+      {"extent",
+       [&](auto& k) {
+         adlib::Remap<double, 1> r(odd ? cyclic(n + 1) : c, odd ? block(n + 1) : u, k);
+       },
+       "destination layout: "},
+      {"layout", [&](auto& k) { adlib::Remap<double, 1> r(odd ? u : c, v, k); },
+       "destination layout: "},
+      {"element type",
+       [&](auto& k) {
+         if (odd)
+           adlib::Remap<float, 1> r(c.layout(), u.layout(), k);
+         else
+           adlib::Remap<double, 1> r(c.layout(), u.layout(), k);
+       },
+       "element type: "},
+      {"combine",
+       [&](auto& k) {
+         if (odd)
+           adlib::Scatter<double, Space, adlib::op::Max> r(c, everything, adlib::op::max, k);
+         else
+           adlib::Scatter<double, Space, adlib::op::Add> r(c, everything, adlib::op::add, k);
+       },
+       "differ between ranks"},
+      {"key", [&](auto&) { adlib::broadcast_value(c, odd ? Index(1) : Index(0)); }, "section: "},
+      {"width",
+       [&](auto& k) {
+         const Index w = odd ? 1 : 2;
+         adlib::WriteHalo<double, 1> h(u, {w}, {w}, {adlib::Boundary::cyclic}, adlib::Stencil::box,
+                                       k);
+       },
+       "halo widths and boundaries: "},
+      {"boundary",
+       [&](auto& k) {
+         adlib::WriteHalo<double, 1> h(u, {1}, {1},
+                                       {odd ? adlib::Boundary::mirror : adlib::Boundary::cyclic},
+                                       adlib::Stencil::box, k);
+       },
+       "halo widths and boundaries: "},
+      {"shift amount", [&](auto& k) { adlib::CShift<double, 1> h(v, u, odd ? 2 : 1, 0, k); },
+       "amount: "},
+      {"shift mode",
+       [&](auto& k) {
+         adlib::Shift<double, 1> h(
+             v, u, 1, 0, odd ? adlib::ShiftMode::end_off : adlib::ShiftMode::cyclic, 0.0, k);
+       },
+       "mode: "},
+      {"dimension", [&](auto& k) { adlib::DimensionReduction<double, 2> r(m, odd ? 1 : 0, k); },
+       "dimension: "},
+      {"mask presence",
+       [&](auto& k) {
+         adlib::DistArray<double, 1> y(line, {adlib::cyclic(n)});
+         if (odd)
+           adlib::ArrayGather<double, 1, 1> g(y, c, std::array{s}, mask, k);
+         else
+           adlib::ArrayGather<double, 1, 1> g(y, c, std::array{s}, k);
+       },
+       "differ between ranks"},
+      {"subscripts' layout",
+       [&](auto& k) {
+         adlib::DistArray<double, 1> y(line, {adlib::cyclic(n)});
+         adlib::DistArray<double, 1> yb(line, {adlib::block(n)});
+         if (odd)
+           adlib::ArrayGather<double, 1, 1> g(yb, c, std::array{s_block}, k);
+         else
+           adlib::ArrayGather<double, 1, 1> g(y, c, std::array{s}, k);
+       },
+       "differ between ranks"},
+      {"reduction",
+       [&](auto& k) {
+         adlib::ArrayReduction<double, 1> r(c.layout(), k);
+         if (odd)
+           r.maxval(c);
+         else
+           r.sum(c);
+       },
+       "differ between ranks"},
+  };
+  for (const bool checked : {false, true}) {
+    adlib::Configuration config = adlib::Configuration::environment();
+    config.checked = checked;
+    for (const Case& k : cases) {
+      SCOPED_TRACE(std::string(k.name) + (checked ? ", checked" : ", unchecked"));
+      expect_error_everywhere([&] { k.run(config); }, k.needle);
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+  // Execution-time arguments, checked mode.
+  adlib::Configuration checked = adlib::Configuration::environment();
+  checked.checked = true;
+  adlib::WriteHalo<double, 1> halo(u, checked);
+  expect_error_everywhere([&] { halo.execute(odd ? block(n + 1) : u); },
+                          "but the schedule was built for");
+  expect_error_everywhere(
+      [&] {
+        if (odd)
+          halo.execute(u, v);
+        else
+          halo.execute(u);
+      },
+      "differ between ranks");
+  adlib::Remap<double, 1> remap(c, u, checked);
+  expect_error_everywhere([&] { remap.execute(c, odd ? block(n + 1) : u); },
+                          "but the schedule was built for");
+  expect_error_everywhere(
+      [&] {
+        if (odd)
+          remap.reverse(u, c, adlib::op::max);
+        else
+          remap.reverse(u, c, adlib::op::add);
+      },
+      "differ between ranks");
+  // And the schedules still work with the right arguments.
+  halo.execute(u);
+  remap.execute(c, u);
 }
 
 TEST_F(Misuse, ExecutingWithArraysOfAnotherLayout) {
