@@ -50,7 +50,7 @@ MASK_DTYPE = "bool"
 
 class _agreed:
     """The package's own argument checks of a collective call, agreed across
-    ranks: `with _agreed(grid_or_arrays...):` around the checks (TypeError,
+    ranks: `with _agreed("Remap", grid_or_arrays...):` around the checks (TypeError,
     ValueError, IndexError, adlib.Error raised on this rank) makes every
     rank raise the lowest failing rank's exception, of the same class and
     with the same message, instead of leaving the others waiting in the
@@ -60,7 +60,8 @@ class _agreed:
 
     _classes = {"TypeError": TypeError, "ValueError": ValueError, "IndexError": IndexError}
 
-    def __init__(self, *candidates):
+    def __init__(self, operation, *candidates):
+        self._operation = "Python argument checks of adlib." + operation
         self._grid = None
         for c in candidates:
             if isinstance(c, ProcessGrid):
@@ -83,10 +84,12 @@ class _agreed:
         if kind is not None:
             name = kind.__name__ if kind.__name__ in self._classes else "Error"
             mine = "%s|%s" % (name, value)
-        agreed = _adlib._agree(self._grid, mine)
+        agreed = _adlib._agree(self._grid, mine, self._operation)
         if not agreed:
             return False
-        name, _, message = agreed.partition("|")
+        name, separator, message = agreed.partition("|")
+        if not separator:  # the agreement itself failed: ranks in different collectives
+            name, message = "Error", agreed
         raise self._classes.get(name, Error)(message) from None
 
 
@@ -105,7 +108,7 @@ def DistArray(grid, specs, dtype=_np.float64, fill=0):
     on every rank); the shapes are not (a shape that differs between ranks
     is caught by the first collective over the array, whose layout every
     rank agrees on), nor is `fill`, which is local data."""
-    with _agreed(grid):
+    with _agreed("DistArray", grid):
         name = _np.dtype(dtype).name
         if name not in DTYPES + (MASK_DTYPE,):
             raise TypeError("adlib arrays hold %s, not %s" % (", ".join(DTYPES), name))
@@ -145,7 +148,7 @@ def wrap(grid, specs, local):
     block that does not fit the layout on any rank raises adlib.Error on
     every rank.  Ranks that hold no data pass an empty array of the same
     rank and element type."""
-    with _agreed(grid):
+    with _agreed("wrap", grid):
         name = local.dtype.name if isinstance(local, _np.ndarray) else None
         if name not in DTYPES + (MASK_DTYPE,):
             raise TypeError("adlib.wrap takes a numpy array of %s, not %r"
@@ -254,7 +257,7 @@ def _schedule_class(kind, *arrays):
 def Remap(dst, src):
     """Plans dst = src between arrays of the same shape and any distributions
     (collective); .execute(dst, src) as many times as needed."""
-    with _agreed(dst, src):
+    with _agreed("Remap", dst, src):
         cls = _schedule_class("Remap", dst, src)
     return cls(dst, src)
 
@@ -263,7 +266,7 @@ def WriteHalo(array, low=None, high=None, boundaries=None, stencil=Stencil.box):
     """Plans the ghost-cell exchange of `array` (collective): every ghost
     cell, cyclic where the ranges are periodic, or per dimension `low` and
     `high` widths and a Boundary; .execute(array) many times."""
-    with _agreed(array):
+    with _agreed("WriteHalo", array):
         cls = _schedule_class("WriteHalo", array)
     if low is None and high is None and boundaries is None:
         return cls(array)
@@ -273,7 +276,7 @@ def WriteHalo(array, low=None, high=None, boundaries=None, stencil=Stencil.box):
 def Shift(dst, src, amount, dim, mode=ShiftMode.cyclic, fill=0):
     """Plans dst[..., i, ...] = src[..., i + amount, ...] along `dim`
     (collective); .execute(dst, src) many times."""
-    with _agreed(dst, src):
+    with _agreed("Shift", dst, src):
         cls = _schedule_class("Shift", dst, src)
     return cls(dst, src, amount, dim, mode, fill)
 
@@ -281,7 +284,7 @@ def Shift(dst, src, amount, dim, mode=ShiftMode.cyclic, fill=0):
 def ArrayReduction(like):
     """Whole-array reductions (sum, product, dot, maxval, minval, maxloc,
     minloc) planned for arrays of `like`'s layout (collective)."""
-    with _agreed(like):
+    with _agreed("ArrayReduction", like):
         cls = _schedule_class("ArrayReduction", like)
     return cls(like)
 
@@ -337,7 +340,7 @@ def Gather(src, subscripts):
     empty) from 1-D arrays of `src`'s layout (collective: a subscript out of
     range on any rank raises adlib.Error on every rank).
     .execute(src, out=None) many times returns the gathered numpy array."""
-    with _agreed(src):
+    with _agreed("Gather", src):
         cls, subscripts = _vector_class("Gather", src), _subscript_list(subscripts)
     return cls(src, subscripts)
 
@@ -348,7 +351,7 @@ def Scatter(dst, subscripts, combine=Combine.add):
     (collective); `combine` an adlib.Combine or its name: "add" (default),
     "replace", "min", "max", "product".  Repeated subscripts combine every
     value.  .execute(dst, values) many times."""
-    with _agreed(dst):
+    with _agreed("Scatter", dst):
         cls, subscripts = _vector_class("Scatter", dst), _subscript_list(subscripts)
         combine = _combine(combine)
     return cls(dst, subscripts, combine)
@@ -360,7 +363,7 @@ def ArrayGather(dst, src, subscripts, mask=None):
     one int64 DistArray per dimension of `src` (a single array for a 1-D
     src), each, and the optional bool mask, distributed like `dst`; any
     ranks (1 to 3) and distributions.  .execute(dst, src) many times."""
-    with _agreed(dst, src):
+    with _agreed("ArrayGather", dst, src):
         cls = _array_form_class("ArrayGather", dst, src)
     return cls(dst, src, _subscript_arrays(subscripts), mask)
 
@@ -370,7 +373,7 @@ def ArrayScatter(dst, src, subscripts, mask=None, combine=Combine.add):
     element i of src where mask[i] is true (collective): one int64 DistArray
     per dimension of `dst`, each, and the optional bool mask, distributed
     like `src`; `combine` as for Scatter.  .execute(dst, src) many times."""
-    with _agreed(dst, src):
+    with _agreed("ArrayScatter", dst, src):
         cls = _array_form_class("ArrayScatter", dst, src)
         combine = _combine(combine)
     return cls(dst, src, _subscript_arrays(subscripts), mask, combine)
@@ -404,7 +407,7 @@ def DimensionReduction(source, dimension):
     .make_result(dtype=None) allocates a result (rank - 1, replicated over
     the dimension's process axis): the source's type, int64 (maxloc, minloc,
     count) or bool (any, all)."""
-    with _agreed(source):
+    with _agreed("DimensionReduction", source):
         if isinstance(source, DistArrayBase) and source.ndim == 1:
             raise Error("adlib: DimensionReduction: a reduction along a dimension of a rank-1 "
                         "array is a whole-array reduction (adlib.ArrayReduction)")
@@ -502,7 +505,7 @@ def Broadcast(array, key=(), group=None):
     raises adlib.Error on every rank.  .execute(array) many times returns the
     section as a numpy array (integer subscripts drop their dimension; None
     outside the group); .value(array) the element of a one-element section."""
-    with _agreed(array):
+    with _agreed("Broadcast", array):
         cls = _schedule_class("Broadcast", array)
         triplets, shape = _section("Broadcast", array.shape, key)
     return cls(array, triplets, shape, group)

@@ -11,6 +11,7 @@
 
 #include <adlib/ranges/process_grid.hpp>
 #include <adlib/runtime/comm.hpp>
+#include <adlib/runtime/detail/hash.hpp>
 #include <adlib/runtime/error.hpp>
 
 #include "bindings.hpp"
@@ -80,19 +81,24 @@ void bind_grids(py::module_& m) {
   // back the lowest failing rank's message, or "" when every rank is fine.
   m.def(
       "_agree",
-      [](const py::object& grid, const std::string& error) -> std::string {
+      [](const py::object& grid, const std::string& error,
+         const std::string& operation) -> std::string {
         const adlib::Comm comm = grid.is_none() ? adlib::Comm(MPI_COMM_WORLD)
                                                 : grid.cast<const adlib::ProcessGrid&>().comm();
         try {
-          adlib::agree_on_errors(comm, error, 0, "adlib");
+          // The operation (the Python call) is agreed too: ranks in different
+          // calls are told so instead of passing each other's checks.
+          adlib::agree_on_errors(comm, error, adlib::detail::hash_text(operation),
+                                 operation.c_str());
         } catch (const adlib::Error& e) {
           return e.message();
         }
         return {};
       },
-      py::arg("grid"), py::arg("error"),
+      py::arg("grid"), py::arg("error"), py::arg("operation"),
       "Collective over grid's communicator (MPI_COMM_WORLD for None): the lowest failing "
-      "rank's error, or '' when no rank passed one.");
+      "rank's error, or '' when no rank passed one; ranks in another `operation` make every "
+      "rank's answer the disagreement.");
 
   py::class_<adlib::Group>(m, "Group",
                            "Processes of a grid with some axes fixed to one coordinate.")

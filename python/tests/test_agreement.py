@@ -110,3 +110,82 @@ def test_incompatible_arguments_are_described_in_user_terms():
         adlib.ArrayReduction(a).sum(single)
     remap.execute(c, a)  # the right arrays still work
     assert everywhere(True)
+
+
+@pytest.mark.parametrize("case", ["extent", "layout", "dtype", "combine", "key", "width",
+                                  "boundary", "shift_amount", "dimension", "mask_presence",
+                                  "subscripts_layout"])
+def test_misuse_matrix_arguments_that_differ_between_ranks(case):
+    """One case per collective argument that can differ between ranks, each
+    valid on its own rank: an adlib.Error on every rank, with the same
+    message naming the disagreement, and the communicator still in step."""
+    if P == 1:
+        pytest.skip("needs two ranks to disagree")
+    grid = adlib.ProcessGrid(comm, [P])
+    n = 4 * P + 3
+    u = adlib.DistArray(grid, [adlib.block(n).ghosts(2).periodic()])
+    v = adlib.DistArray(grid, [adlib.block(n).ghosts(2).periodic()])
+    c = adlib.DistArray(grid, [adlib.cyclic(n)])
+    m = adlib.DistArray(adlib.ProcessGrid(comm, [P, 1]), [adlib.block(n), adlib.collapsed(3)])
+    s = adlib.DistArray(grid, [adlib.cyclic(n)], np.int64)
+    s.local[...] = n - 1 - s.global_indices[0]
+    s_block = adlib.DistArray(grid, [adlib.block(n)], np.int64)
+    s_block.local[...] = n - 1 - s_block.global_indices[0]
+    mask = adlib.DistArray(grid, [adlib.cyclic(n)], bool)
+    y = adlib.DistArray(grid, [adlib.cyclic(n)])
+    y_block = adlib.DistArray(grid, [adlib.block(n)])
+    mine = list(range(comm.rank, n, P))
+    u_longer = adlib.DistArray(grid, [adlib.block(n + 1)])
+    c_longer = adlib.DistArray(grid, [adlib.cyclic(n + 1)])
+    single_c = adlib.DistArray(grid, [adlib.cyclic(n)], np.float32 if odd else np.float64)
+    single_u = adlib.DistArray(grid, [adlib.block(n)], np.float32 if odd else np.float64)
+    cases = {
+        "extent": (lambda: adlib.Remap(c_longer if odd else c, u_longer if odd else u),
+                   "destination layout: "),
+        "layout": (lambda: adlib.Remap(u if odd else c, v), "destination layout: "),
+        "dtype": (lambda: adlib.Remap(single_c, single_u), "element type: "),
+        "combine": (lambda: adlib.Scatter(c, mine, "max" if odd else "add"),
+                    "differ between ranks"),
+        "key": (lambda: adlib.broadcast_value(c, 1 if odd else 0), "section: "),
+        "width": (lambda: adlib.WriteHalo(u, [1 if odd else 2], [1 if odd else 2],
+                                          [adlib.Boundary.cyclic]),
+                  "halo widths and boundaries: "),
+        "boundary": (lambda: adlib.WriteHalo(u, [1], [1], [adlib.Boundary.mirror if odd
+                                                          else adlib.Boundary.cyclic]),
+                     "halo widths and boundaries: "),
+        "shift_amount": (lambda: adlib.Shift(v, u, 2 if odd else 1, 0), "amount: "),
+        "dimension": (lambda: adlib.DimensionReduction(m, 1 if odd else 0), "dimension: "),
+        "mask_presence": (lambda: adlib.ArrayGather(y, c, [s], mask if odd else None),
+                          "differ between ranks"),
+        "subscripts_layout": (lambda: adlib.ArrayGather(y_block if odd else y, c,
+                                                        [s_block if odd else s]),
+                              "differ between ranks"),
+    }
+    action, fragment = cases[case]
+    ok, everyone = raised_everywhere(action, adlib.Error, fragment)
+    assert everywhere(ok), everyone
+    assert everywhere(still_in_step(grid))
+
+
+def test_ranks_in_a_python_check_and_a_collective_are_told_which_each_entered():
+    """Regression: a rank in the package's own agreement (here making an
+    array) while the others build a Remap got an adlib.Error with an empty
+    message; every rank now gets the "operation: ..." disagreement."""
+    if P == 1:
+        pytest.skip("needs two ranks to disagree")
+    grid = adlib.ProcessGrid(comm, [P])
+    a = adlib.DistArray(grid, [adlib.block(8)])
+    c = adlib.DistArray(grid, [adlib.cyclic(8)])
+    try:
+        if odd:
+            adlib.DistArray(grid, [adlib.block(8)])
+        else:
+            adlib.Remap(c, a)
+        message = None
+    except adlib.Error as error:
+        message = str(error)
+    everyone = comm.allgather(message)
+    assert everywhere(all(m and "arguments differ between ranks: operation: " in m
+                          and "Python argument checks of adlib.DistArray on rank" in m
+                          for m in everyone)), everyone
+    assert everywhere(still_in_step(grid))
