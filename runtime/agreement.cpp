@@ -170,6 +170,10 @@ void agree(const Comm& comm, const std::string& local_error, std::uint64_t finge
   if (extra_count > kMostExtraWords)
     throw Error("internal: " + std::to_string(extra_count) + " extra words in an agreement",
                 comm.rank(), operation);
+  // Without named arguments the fingerprint does not hold the operation's
+  // name (arguments_fingerprint mixes it in): ranks in different collectives
+  // whose fingerprints happen to be equal must still disagree.
+  if (!arguments) fingerprint = hash_mix(fingerprint, hash_text(operation));
   std::uint64_t mine[3 + kMostExtraWords], all[3 + kMostExtraWords];
   mine[0] = local_error.empty() ? 0u : 1u;
   mine[1] = fingerprint;

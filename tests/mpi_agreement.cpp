@@ -476,6 +476,9 @@ TEST_F(Agreement, MessageNamesTheArgumentAndTheRanks) {
   // Ranks in different collectives are told which operation each entered.
   expect_error_everywhere([&] { adlib::agree_on_arguments(comm_, "", {}, odd ? "Other" : "Test"); },
                           "arguments differ between ranks: operation: Test on rank");
+  // So are ranks in different collectives whose plain fingerprints agree.
+  expect_error_everywhere([&] { adlib::agree_on_errors(comm_, "", 7, odd ? "Other" : "Test"); },
+                          "arguments differ between ranks: operation: Test on rank");
   // Variants that read alike are numbered.
   expect_error_everywhere(
       [&] {
