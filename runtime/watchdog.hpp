@@ -59,7 +59,7 @@ enum class TimeoutAction {
           ///< its communicator must not be used again (requests stay posted)
 };
 
-/// The watchdog's settings: ADLIB_TIMEOUT=<seconds> (a positive decimal
+/// The watchdog's settings: ADLIB_TIMEOUT=\<seconds\> (a positive decimal
 /// number; 0 or unset: off) and ADLIB_TIMEOUT_ACTION=abort|raise.
 struct WatchdogSettings {
   double timeout_seconds = 0;                   ///< 0: the watchdog is off
