@@ -9,7 +9,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <sstream>
+#include <vector>
 
 #include <adlib/runtime/agreement.hpp>
 #include <adlib/runtime/detail/watched_wait.hpp>
@@ -362,12 +364,35 @@ int watched_waitany_on(int count, MPI_Request* requests, int* index, MPI_Status*
 
 int nonblocking_allreduce(const void* input, void* output, int count, MPI_Datatype type, MPI_Op op,
                           MPI_Comm comm, const char* operation, const char* step) {
+  if (!watchdog_enabled()) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    const int code = MPI_Iallreduce(input, output, count, type, op, comm, &request);
+    return code != MPI_SUCCESS ? code : MPI_Wait(&request, MPI_STATUS_IGNORE);
+  }
+  // Watched, the wait may end in an exception (raise mode) while the
+  // collective is still posted, and the ranks that did enter it may still
+  // deliver into its buffers: they are heap copies, kept for the rest of the
+  // run if the wait is abandoned, never the caller's (often stack) memory.
+  int size = 0;
+  MPI_Type_size(type, &size);
+  const std::size_t bytes = static_cast<std::size_t>(size) * static_cast<std::size_t>(count);
+  auto buffers = std::make_unique<char[]>(2 * bytes + 1);
+  char* const in = buffers.get();
+  char* const out = buffers.get() + bytes;
+  std::memcpy(in, input == MPI_IN_PLACE ? output : input, bytes);
   MPI_Request request = MPI_REQUEST_NULL;
-  const int code = MPI_Iallreduce(input, output, count, type, op, comm, &request);
+  int code = MPI_Iallreduce(in, out, count, type, op, comm, &request);
   if (code != MPI_SUCCESS) return code;
-  return watched_wait(&request, MPI_STATUS_IGNORE, [&] {
-    return WaitSubject{operation, step, comm, {}, -1};
-  });
+  try {
+    code = watched_waitall_on(1, &request, MPI_STATUSES_IGNORE,
+                              WaitSubject{operation, step, comm, {}, -1});
+  } catch (...) {
+    static std::vector<std::unique_ptr<char[]>> abandoned;  // reachable: not a leak
+    abandoned.push_back(std::move(buffers));
+    throw;
+  }
+  if (code == MPI_SUCCESS) std::memcpy(output, out, bytes);
+  return code;
 }
 
 int watched_allreduce(const void* input, void* output, int count, MPI_Datatype type, MPI_Op op,
