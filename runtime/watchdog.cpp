@@ -243,25 +243,32 @@ std::vector<int> pending_peers(const detail::WaitSubject& subject, int count, MP
 }
 
 // The published record of one watched wait, for as long as it lasts.
+// The report and the action once a wait that began at `started` (steady
+// clock) has lasted longer than the timeout: the one deadline check of
+// Watch and WatchedLoop.
+void time_out_if_late(const detail::WaitSubject& subject, double started, int count,
+                      MPI_Request* requests) {
+  const double waited = steady_seconds() - started;
+  if (waited > settings_in_force().timeout_seconds) time_out(subject, waited, count, requests);
+}
+
+// The published record of one watched wait, for as long as it lasts.
 class Watch {
  public:
   explicit Watch(const detail::WaitSubject& subject)
-      : subject_(subject),
-        started_(steady_seconds()),
-        timeout_(settings_in_force().timeout_seconds) {
+      : subject_(subject), started_(steady_seconds()) {
     publish_waiting(subject);
   }
   Watch(const Watch&) = delete;
   Watch& operator=(const Watch&) = delete;
   ~Watch() { publish_done(); }
   void check(int count, MPI_Request* requests) const {
-    const double waited = steady_seconds() - started_;
-    if (waited > timeout_) time_out(subject_, waited, count, requests);
+    time_out_if_late(subject_, started_, count, requests);
   }
 
  private:
   const detail::WaitSubject& subject_;
-  double started_, timeout_;
+  double started_;
 };
 
 // Frees the window of records at MPI_Finalize, which deletes MPI_COMM_SELF's
@@ -434,8 +441,7 @@ void WatchedLoop::begin(WaitSubject subject) {
 }
 
 void WatchedLoop::check_deadline() {
-  const double waited = steady_seconds() - started_;
-  if (waited > settings_in_force().timeout_seconds) time_out(subject_, waited, 0, nullptr);
+  time_out_if_late(subject_, started_, 0, nullptr);
 }
 
 void open_watchdog_window_if_needed(MPI_Comm comm_over_world) {

@@ -11,7 +11,6 @@
 
 #include <adlib/ranges/process_grid.hpp>
 #include <adlib/runtime/comm.hpp>
-#include <adlib/runtime/detail/hash.hpp>
 #include <adlib/runtime/error.hpp>
 
 #include "bindings.hpp"
@@ -86,10 +85,10 @@ void bind_grids(py::module_& m) {
         const adlib::Comm comm = grid.is_none() ? adlib::Comm(MPI_COMM_WORLD)
                                                 : grid.cast<const adlib::ProcessGrid&>().comm();
         try {
-          // The operation (the Python call) is agreed too: ranks in different
-          // calls are told so instead of passing each other's checks.
-          adlib::agree_on_errors(comm, error, adlib::detail::hash_text(operation),
-                                 operation.c_str());
+          // The operation (the Python call) is agreed too (detail::agree mixes its
+          // name into the fingerprint): ranks in different calls are told so
+          // instead of passing each other's checks.
+          adlib::agree_on_errors(comm, error, 0, operation.c_str());
         } catch (const adlib::Error& e) {
           return e.message();
         }
