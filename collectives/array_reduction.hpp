@@ -61,6 +61,7 @@
 #include <adlib/collectives/detail/array_fold.hpp>
 #include <adlib/collectives/group_comm.hpp>
 #include <adlib/ranges/dist_array.hpp>
+#include <adlib/runtime/agreement.hpp>
 #include <adlib/runtime/combine.hpp>
 #include <adlib/runtime/configuration.hpp>
 #include <adlib/runtime/detail/hash.hpp>
@@ -254,9 +255,12 @@ class ArrayReduction {
       if (!error.empty()) throw Error(error, layout_.group().grid().comm().rank(), operation);
       return;
     }
-    const std::uint64_t fingerprint = detail::hash_mix(
-        detail::hash_mix(layout_.fingerprint(), operation_id), detail::element_fingerprint<T>());
-    agree_on_errors(layout_.group().grid().comm(), error, fingerprint, operation);
+    // The layout and element type were agreed at construction; what runs
+    // is agreed by name ("operation: ArrayReduction::sum on ranks 0, 2; ...").
+    agree_on_arguments(
+        layout_.group().grid().comm(), error,
+        {{"operation code", operation_id, [operation] { return std::string(operation); }}},
+        operation);
   }
   std::string arrays_error(const array_type& a, const mask_type* mask) const {
     std::string error = layout_error("the array", a.layout());

@@ -50,6 +50,8 @@
 #include <adlib/collectives/detail/planned_schedule.hpp>
 #include <adlib/collectives/runs_schedule.hpp>
 #include <adlib/ranges/dist_array.hpp>
+#include <adlib/runtime/agreement.hpp>
+#include <adlib/runtime/combine.hpp>
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/configuration.hpp>
 #include <adlib/runtime/detail/hash.hpp>
@@ -173,6 +175,18 @@ class ArraySubscriptSchedule : public RunsSchedule<MemorySpace, DataSchedule<Mem
     const ResolvedSubscripts resolved = detail::resolve_array_form(
         indexed, aligned, subscripts, mask, access, config.error, read ? "destination" : "source");
     count_ = resolved.requests.size();
+    // Named, so that a rank passing other arguments is told which (one
+    // MPI_Allreduce when all agree; the DataSchedule agrees on its own plan).
+    std::vector<AgreedArgument> arguments{agreed_layout("destination layout", destination),
+                                          agreed_layout("source layout", source)};
+    for (const auto& s : subscripts)
+      arguments.push_back(agreed_layout("subscripts' layout", s.layout()));
+    arguments.push_back(mask ? agreed_layout("mask", mask->layout())
+                             : AgreedArgument{"mask", 0, [] { return std::string("none"); }});
+    arguments.push_back(agreed_element_type<T>());
+    arguments.push_back({"combine", combine, [combine] { return op::describe(combine); }});
+    arguments.push_back(agreed_configuration(config));
+    agree_on_arguments(indexed.group().grid().comm(), resolved.error, arguments, name);
     std::uint64_t fingerprint = detail::hash_mix(destination.fingerprint(), source.fingerprint());
     fingerprint =
         detail::hash_mix(fingerprint, detail::element_and_configuration_fingerprint<T>(config));

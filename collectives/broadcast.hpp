@@ -54,6 +54,7 @@
 #include <adlib/collectives/group_comm.hpp>
 #include <adlib/ranges/array_layout.hpp>
 #include <adlib/ranges/dist_array.hpp>
+#include <adlib/runtime/agreement.hpp>
 #include <adlib/runtime/configuration.hpp>
 #include <adlib/runtime/detail/hash.hpp>
 #include <adlib/runtime/detail/pack.hpp>
@@ -386,9 +387,12 @@ class Broadcast {
       if (!error.empty()) throw Error(error, comm.rank(), operation);
       return;
     }
-    const std::uint64_t fingerprint = detail::hash_mix(
-        detail::hash_mix(layout_.fingerprint(), operation_id), detail::element_fingerprint<T>());
-    agree_on_errors(comm, error, fingerprint, operation);
+    // The layout and element type were agreed at construction; what runs
+    // is agreed by name ("operation: ArrayReduction::sum on ranks 0, 2; ...").
+    agree_on_arguments(
+        comm, error,
+        {{"operation code", operation_id, [operation] { return std::string(operation); }}},
+        operation);
   }
 
   ArrayLayout layout_;

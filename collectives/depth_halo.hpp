@@ -165,16 +165,18 @@ class DepthHalo {
            "): fields must share the schedule's layout object";
   }
   /// Unchecked: a local error throws here.  Checked: every rank agrees on
-  /// the verdicts and on `fingerprint` (what was asked: depth, fields, their
-  /// states), so a rank that asks differently throws with the others.
-  void agree_to_execute(const std::string& error, std::uint64_t fingerprint,
+  /// the verdicts and on what was asked (`arguments()`: the depth, the
+  /// fields' states, the combine), so a rank that asks differently throws
+  /// with the others, told which argument differs.
+  template <class Arguments>
+  void agree_to_execute(const std::string& error, const Arguments& arguments,
                         const char* operation) const {
     detail::name_next_execution(operation);  // what the hang watchdog reports
     if (!config_.checked) {
       if (!error.empty()) throw Error(error, layout_.comm().rank(), operation);
       return;
     }
-    agree_on_errors(layout_.comm(), error, fingerprint, operation);
+    agree_on_arguments(layout_.comm(), error, arguments(), operation);
   }
   void start_schedule(schedule_type& schedule, const std::vector<const field_type*>& fields,
                       Direction direction);
@@ -250,13 +252,24 @@ void DepthHalo<T, MemorySpace>::start(int depth, const field_type& first, const 
                 "(UnstructuredField<T, MemorySpace>)");
   const std::array<const field_type*, 1 + sizeof...(More)> fields{&first, &more...};
   std::string error = in_flight_ ? "start() while an exchange is in flight" : depth_error(depth);
-  std::uint64_t fingerprint =
-      detail::hash_mix(detail::hash_start(), static_cast<std::uint64_t>(depth));
-  for (const field_type* f : fields) {
+  for (const field_type* f : fields)
     if (error.empty()) error = field_error(*f);
-    fingerprint = detail::hash_mix(fingerprint, static_cast<std::uint64_t>(f->clean_depth()));
-  }
-  agree_to_execute(error, fingerprint, "DepthHalo::execute");
+  agree_to_execute(
+      error,
+      [&] {
+        // How deep each field is clean decides the messages: part of what
+        // every rank must ask alike.
+        std::uint64_t states = detail::hash_start();
+        std::string clean;
+        for (const field_type* f : fields) {
+          states = detail::hash_mix(states, static_cast<std::uint64_t>(f->clean_depth()));
+          clean += (clean.empty() ? "" : ", ") + std::to_string(f->clean_depth());
+        }
+        return std::vector<AgreedArgument>{
+            {"depth", static_cast<std::uint64_t>(depth), [depth] { return std::to_string(depth); }},
+            {"fields' clean depths", states, [clean] { return "(" + clean + ")"; }}};
+      },
+      "DepthHalo::execute");
 
   // Fields grouped by how deep they are clean: each group needs the depths
   // below `depth` that it has dirty, in one schedule.
@@ -280,10 +293,15 @@ void DepthHalo<T, MemorySpace>::start_accumulate(int depth, const field_type& fi
   std::string error =
       in_flight_ ? "start_accumulate() while an exchange is in flight" : depth_error(depth);
   if (error.empty()) error = field_error(field);
-  agree_to_execute(error,
-                   detail::hash_mix(detail::hash_mix(detail::hash_start(), 0x5eed + depth),
-                                    op::fingerprint(combine)),
-                   "DepthHalo::accumulate");
+  agree_to_execute(
+      error,
+      [&] {
+        const std::uint64_t how = op::fingerprint(combine);
+        return std::vector<AgreedArgument>{
+            {"depth", static_cast<std::uint64_t>(depth), [depth] { return std::to_string(depth); }},
+            {"combine", how, [how] { return op::describe(how); }}};
+      },
+      "DepthHalo::accumulate");
   in_flight_ = true;
   pending_clean_ = -1;
   pending_.push_back(field);

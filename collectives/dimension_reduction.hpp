@@ -66,6 +66,7 @@
 #include <adlib/collectives/group_comm.hpp>
 #include <adlib/ranges/array_layout.hpp>
 #include <adlib/ranges/dist_array.hpp>
+#include <adlib/runtime/agreement.hpp>
 #include <adlib/runtime/combine.hpp>
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/configuration.hpp>
@@ -627,9 +628,13 @@ class DimensionReduction {
       error = "mask has layout " + mask->layout().describe() + " but the source has " +
               source_.describe();
     if (config_.checked) {
-      const std::uint64_t h = detail::hash_mix(
-          detail::hash_mix(source_.fingerprint(), static_cast<std::uint64_t>(W)), mask ? 1 : 0);
-      agree_on_errors(source_.group().grid().comm(), error, h, operation.c_str());
+      // The layouts were agreed at construction; which reduction runs and
+      // whether a mask is passed are agreed by name.
+      agree_on_arguments(
+          source_.group().grid().comm(), error,
+          {{"reduction", static_cast<std::uint64_t>(W), [&operation] { return operation; }},
+           {"mask", mask ? 1u : 0u, [mask] { return std::string(mask ? "passed" : "none"); }}},
+          operation.c_str());
     } else if (!error.empty()) {
       throw Error(error, rank_, operation);
     }

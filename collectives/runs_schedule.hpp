@@ -10,6 +10,8 @@
 #include <memory>
 #include <string>
 
+#include <adlib/runtime/agreement.hpp>
+#include <adlib/runtime/combine.hpp>
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/configuration.hpp>
 #include <adlib/runtime/detail/hash.hpp>
@@ -66,11 +68,16 @@ class RunsSchedule {
       return;
     }
     // The tag (agreed at construction) pins which schedule this is: ranks
-    // that start different schedules at this point disagree.
-    const std::uint64_t fingerprint =
-        detail::hash_mix(detail::hash_mix(detail::hash_mix(detail::hash_start(), arrays), combine),
-                         static_cast<std::uint64_t>(schedule_->tag()));
-    agree_on_errors(schedule_->comm(), error, fingerprint, operation);
+    // that start different schedules at this point disagree.  Named, so that
+    // the error says what differs ("combine: add on ranks 0, 2; max on rank
+    // 1"); the same one MPI_Allreduce as a bare fingerprint when all agree.
+    const auto tag = static_cast<std::uint64_t>(schedule_->tag());
+    agree_on_arguments(
+        schedule_->comm(), error,
+        {{"arrays passed", arrays, [arrays] { return std::to_string(arrays); }},
+         {"combine", combine, [combine] { return op::describe(combine); }},
+         {"schedule", tag, [tag] { return "the one with tag " + std::to_string(tag); }}},
+        operation);
   }
 
   /// The configuration the collective was made with.

@@ -42,6 +42,8 @@
 #include <adlib/collectives/index_exchange_plan.hpp>
 #include <adlib/collectives/runs_schedule.hpp>
 #include <adlib/ranges/dist_array.hpp>
+#include <adlib/runtime/agreement.hpp>
+#include <adlib/runtime/combine.hpp>
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/configuration.hpp>
 #include <adlib/runtime/detail/hash.hpp>
@@ -97,6 +99,14 @@ class SubscriptListSchedule : public RunsSchedule<MemorySpace, DataSchedule<Memo
         name_(name) {
     const Comm& comm = layout.group().grid().comm();
     const std::string error = subscript_error(layout, subscripts, config.error);
+    // Named, so that a rank passing other arguments is told which (one
+    // MPI_Allreduce when all agree; the DataSchedule agrees on its own plan).
+    agree_on_arguments(comm, error,
+                       {agreed_layout("layout", layout),
+                        agreed_element_type<T>(),
+                        {"combine", combine, [combine] { return op::describe(combine); }},
+                        agreed_configuration(config)},
+                       name);
     const SubscriptRequests requests(layout, subscripts_to_resolve(error, subscripts), comm.rank(),
                                      access);
     const std::uint64_t fingerprint =

@@ -31,6 +31,7 @@
 
 #include <Kokkos_Core.hpp>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 #include <typeinfo>
 #include <utility>
@@ -198,6 +199,12 @@ std::uint64_t fingerprint(const Op& op) {
   }
   return h;
 }
+
+/// How an operation with this op::fingerprint reads in an error message
+/// ("add", "max"; a user's operation by its fingerprint), so that ranks told
+/// they combine differently learn how ("combine: add on ranks 0, 2; max on
+/// rank 1").  0 is the fingerprint of no combine at all (a forward copy).
+std::string describe(std::uint64_t fingerprint);
 
 }  // namespace op
 }  // namespace adlib

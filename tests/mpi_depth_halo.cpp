@@ -400,7 +400,21 @@ TEST(DepthHaloMisuse, DirtyStatesDifferBetweenRanks) {
   Field u(layout);
   Halo halo(u);
   if (world_rank() == 0) u.set_clean(c.depth);
-  adlib_test::expect_error_everywhere([&] { halo.execute(c.depth, u); }, "differ between ranks");
+  adlib_test::expect_error_everywhere([&] { halo.execute(c.depth, u); }, "fields' clean depths: ");
+  // The depth and the combine of an accumulation are named too.
+  if (c.depth >= 1) {
+    u.set_dirty();
+    const int depth = world_rank() == 0 ? c.depth : c.depth - 1;
+    adlib_test::expect_error_everywhere([&] { halo.accumulate(depth, u); }, "depth: ");
+    adlib_test::expect_error_everywhere(
+        [&] {
+          if (world_rank() == 0)
+            halo.accumulate(c.depth, u, adlib::op::max);
+          else
+            halo.accumulate(c.depth, u, adlib::op::add);
+        },
+        "combine: max on rank 0; add on rank");
+  }
 }
 
 }  // namespace

@@ -293,7 +293,7 @@ TEST_F(Misuse, MatrixOfArgumentsThatDifferBetweenRanks) {
          else
            adlib::Scatter<double, Space, adlib::op::Add> r(c, everything, adlib::op::add, k);
        },
-       "differ between ranks"},
+       "combine: add on rank"},
       {"key", [&](auto&) { adlib::broadcast_value(c, odd ? Index(1) : Index(0)); }, "section: "},
       {"width",
        [&](auto& k) {
@@ -327,7 +327,7 @@ TEST_F(Misuse, MatrixOfArgumentsThatDifferBetweenRanks) {
          else
            adlib::ArrayGather<double, 1, 1> g(y, c, std::array{s}, k);
        },
-       "differ between ranks"},
+       "mask: none on rank"},
       {"subscripts' layout",
        [&](auto& k) {
          adlib::DistArray<double, 1> y(line, {adlib::cyclic(n)});
@@ -337,7 +337,7 @@ TEST_F(Misuse, MatrixOfArgumentsThatDifferBetweenRanks) {
          else
            adlib::ArrayGather<double, 1, 1> g(y, c, std::array{s}, k);
        },
-       "differ between ranks"},
+       "destination layout: "},
       {"reduction",
        [&](auto& k) {
          adlib::ArrayReduction<double, 1> r(c.layout(), k);
@@ -370,7 +370,7 @@ TEST_F(Misuse, MatrixOfArgumentsThatDifferBetweenRanks) {
         else
           halo.execute(u);
       },
-      "differ between ranks");
+      "arrays passed: ");
   adlib::Remap<double, 1> remap(c, u, checked);
   expect_error_everywhere([&] { remap.execute(c, odd ? block(n + 1) : u); },
                           "but the schedule was built for");
@@ -381,7 +381,7 @@ TEST_F(Misuse, MatrixOfArgumentsThatDifferBetweenRanks) {
         else
           remap.reverse(u, c, adlib::op::add);
       },
-      "differ between ranks");
+      "combine: ");
   // And the schedules still work with the right arguments.
   halo.execute(u);
   remap.execute(c, u);

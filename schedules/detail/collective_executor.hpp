@@ -177,58 +177,70 @@ class CollectiveExecutor {
       };
       const std::int64_t send_piece = piece_length(step.send_combined);
       MPI_Request* send_requests = requests_.data() + receives;
-      for (std::int64_t k = 0; k < sends; ++k) {
-        const std::int64_t begin = k * send_piece;
-        ADLIB_MPI(MPI_Isend(const_cast<T*>(send_source) + step.send_begin + begin,
-                            static_cast<int>(std::min(send_piece, step.send_count - begin)), type_,
-                            step.send_peer, tag_, comm_, &send_requests[k]),
-                  operation);
-      }
-      if (!combining) {
-        const std::int64_t length = piece_length(false);
-        for (std::int64_t k = 0; k < receives; ++k) {
-          const std::int64_t begin = k * length;
-          ADLIB_MPI(MPI_Irecv(data + step.receive_begin + begin,
-                              static_cast<int>(std::min(length, step.receive_count - begin)), type_,
-                              step.receive_peer, tag_, comm_, &requests_[k]),
+      try {
+        for (std::int64_t k = 0; k < sends; ++k) {
+          const std::int64_t begin = k * send_piece;
+          ADLIB_MPI(MPI_Isend(const_cast<T*>(send_source) + step.send_begin + begin,
+                              static_cast<int>(std::min(send_piece, step.send_count - begin)),
+                              type_, step.send_peer, tag_, comm_, &send_requests[k]),
                     operation);
         }
-      } else {
-        for (std::int64_t k = 0; k < receives; ++k) {
-          const std::int64_t begin = k * piece_;
-          const std::int64_t length = std::min(piece_, step.receive_count - begin);
-          T* landing = scratch_.data();  // combined before the next piece lands
-          ADLIB_MPI(MPI_Irecv(landing, static_cast<int>(length), type_, step.receive_peer, tag_,
-                              comm_, &requests_[k]),
-                    operation);
-          ADLIB_MPI(
-              watched_wait(&requests_[k], MPI_STATUS_IGNORE, [&] { return step_subject(k, 1); }),
-              operation);
-          const std::int64_t at = step.receive_begin + begin;
-          // A send still in flight may read what this combine overwrites
-          // (an in-place exchange of the same part, as in recursive
-          // doubling): the pieces it overlaps must have left first.
-          const std::int64_t first = std::max(at, step.send_begin),
-                             last = std::min(at + length, step.send_begin + step.send_count);
-          if (send_source == data && first < last) {
-            const std::int64_t low = (first - step.send_begin) / send_piece,
-                               high = (last - 1 - step.send_begin) / send_piece;
-            ADLIB_MPI(watched_waitall(static_cast<int>(high - low + 1), send_requests + low,
-                                      MPI_STATUSES_IGNORE,
-                                      [&] { return step_subject(receives + low, high - low + 1); }),
+        if (!combining) {
+          const std::int64_t length = piece_length(false);
+          for (std::int64_t k = 0; k < receives; ++k) {
+            const std::int64_t begin = k * length;
+            ADLIB_MPI(MPI_Irecv(data + step.receive_begin + begin,
+                                static_cast<int>(std::min(length, step.receive_count - begin)),
+                                type_, step.receive_peer, tag_, comm_, &requests_[k]),
                       operation);
           }
-          Kokkos::parallel_for(
-              "adlib::CollectiveExecutor::combine",
-              Kokkos::RangePolicy<execution_space>(0, static_cast<std::size_t>(length)),
-              detail::CombineArrival<T, Op>{data + at, combine_base + at, landing, op_,
-                                            step.arrival == Arrival::combine_from_lower});
+        } else {
+          for (std::int64_t k = 0; k < receives; ++k) {
+            const std::int64_t begin = k * piece_;
+            const std::int64_t length = std::min(piece_, step.receive_count - begin);
+            T* landing = scratch_.data();  // combined before the next piece lands
+            // The combine of the previous piece reads the landing area: on an
+            // asynchronous device it may still run when MPI writes there.
+            if (k > 0) execution_space().fence();
+            ADLIB_MPI(MPI_Irecv(landing, static_cast<int>(length), type_, step.receive_peer, tag_,
+                                comm_, &requests_[k]),
+                      operation);
+            ADLIB_MPI(
+                watched_wait(&requests_[k], MPI_STATUS_IGNORE, [&] { return step_subject(k, 1); }),
+                operation);
+            const std::int64_t at = step.receive_begin + begin;
+            // A send still in flight may read what this combine overwrites
+            // (an in-place exchange of the same part, as in recursive
+            // doubling): the pieces it overlaps must have left first.
+            const std::int64_t first = std::max(at, step.send_begin),
+                               last = std::min(at + length, step.send_begin + step.send_count);
+            if (send_source == data && first < last) {
+              const std::int64_t low = (first - step.send_begin) / send_piece,
+                                 high = (last - 1 - step.send_begin) / send_piece;
+              ADLIB_MPI(
+                  watched_waitall(static_cast<int>(high - low + 1), send_requests + low,
+                                  MPI_STATUSES_IGNORE,
+                                  [&] { return step_subject(receives + low, high - low + 1); }),
+                  operation);
+            }
+            Kokkos::parallel_for(
+                "adlib::CollectiveExecutor::combine",
+                Kokkos::RangePolicy<execution_space>(0, static_cast<std::size_t>(length)),
+                detail::CombineArrival<T, Op>{data + at, combine_base + at, landing, op_,
+                                              step.arrival == Arrival::combine_from_lower});
+          }
         }
+        ADLIB_MPI(
+            watched_waitall(static_cast<int>(sends + receives), requests_.data(),
+                            MPI_STATUSES_IGNORE, [&] { return step_subject(0, sends + receives); }),
+            operation);
+      } catch (...) {
+        // The hang watchdog timed out (raise mode) or MPI failed: no message
+        // may land in the caller's memory or the scratch after this returns.
+        // (Sends cannot be taken back; they read memory the caller keeps.)
+        cancel_pending_receives(static_cast<int>(receives), requests_.data());
+        throw;
       }
-      ADLIB_MPI(
-          watched_waitall(static_cast<int>(sends + receives), requests_.data(), MPI_STATUSES_IGNORE,
-                          [&] { return step_subject(0, sends + receives); }),
-          operation);
     }
     execution_space().fence();
   }
