@@ -109,27 +109,84 @@ void pack_indices(const ExecSpace& space, const T* memory, const DeviceIndexList
       KOKKOS_LAMBDA(std::int64_t i) { buffer[i] = memory[offsets(i)]; });
 }
 
+// The combining kernels are named functors, not KOKKOS_LAMBDAs: a combine
+// operation whose type is local to a function (a user's KOKKOS_LAMBDA given
+// to op::combine) may not appear in the template arguments of a function
+// that defines an extended device lambda (nvcc rejects it), but it may be a
+// functor's template argument.
+
+/// The values a kernel combines into its targets: values[i] (a message
+/// buffer) ...
+template <class T>
+struct ValuesInOrder {
+  const T* values;  ///< one per list position
+  KOKKOS_INLINE_FUNCTION const T& operator()(std::int64_t i) const { return values[i]; }
+};
+/// ... or memory[offsets(i)] (a local copy's source list).
+template <class T, class Offsets>
+struct ValuesAtOffsets {
+  const T* memory;  ///< the source memory
+  Offsets offsets;  ///< the source list's offsets
+  KOKKOS_INLINE_FUNCTION const T& operator()(std::int64_t i) const { return memory[offsets(i)]; }
+};
+
+/// One thread per list position: memory[targets(i)] combined with
+/// values(i).  For lists whose offsets do not repeat.
+template <class T, class Offsets, class Values, class Combine>
+struct CombineEachPosition {
+  T* memory;        ///< the target memory
+  Offsets targets;  ///< the target list's offsets
+  Values values;    ///< what position i contributes
+  Combine combine;  ///< how it is applied
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+    combine(memory[targets(i)], values(i));
+  }
+};
+
+/// One thread per distinct target t: memory[targets(t)] combined with the
+/// values of its positions [starts(t), starts(t + 1)), in list order, so that
+/// repeated targets combine deterministically without atomics.
+template <class T, class Offsets, class Values, class Combine>
+struct CombineEachTarget {
+  T* memory;          ///< the target memory
+  Offsets targets;    ///< the distinct target offsets
+  Offsets starts;     ///< where each target's positions start
+  Offsets positions;  ///< list positions grouped by target
+  Values values;      ///< what each list position contributes
+  Combine combine;    ///< how it is applied
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t) const {
+    T& target = memory[targets(t)];
+    for (std::int64_t p = starts(t); p < starts(t + 1); ++p) combine(target, values(positions(p)));
+  }
+};
+
+/// memory at `list`'s offsets combined (`combine`) with values(0 ..
+/// count): one thread per element, or, when offsets repeat, one per
+/// distinct offset applying its values in list order.
+template <class T, class ExecSpace, class MemorySpace, class Values, class Combine>
+void combine_into_list(const ExecSpace& space, const char* name, T* memory,
+                       const DeviceIndexList<MemorySpace>& list, std::int64_t count,
+                       const Values& values, const Combine& combine) {
+  using Offsets = typename DeviceIndexList<MemorySpace>::Offsets;
+  if (!list.repeats) {
+    Kokkos::parallel_for(
+        name, Kokkos::RangePolicy<ExecSpace>(space, 0, count),
+        CombineEachPosition<T, Offsets, Values, Combine>{memory, list.offsets, values, combine});
+    return;
+  }
+  Kokkos::parallel_for(name, Kokkos::RangePolicy<ExecSpace>(space, 0, list.distinct),
+                       CombineEachTarget<T, Offsets, Values, Combine>{
+                           memory, list.targets, list.starts, list.positions, values, combine});
+}
+
 /// memory at the list's offsets combined (`combine`, replace by default)
 /// with buffer[0, list.count): one thread per element, or, when offsets
 /// repeat, one per distinct offset applying its values in list order.
 template <class T, class ExecSpace, class MemorySpace, class Combine = op::Replace>
 void unpack_indices(const ExecSpace& space, T* memory, const DeviceIndexList<MemorySpace>& list,
                     const T* buffer, Combine combine = {}) {
-  if (!list.repeats) {
-    const auto offsets = list.offsets;
-    Kokkos::parallel_for(
-        "adlib::unpack_indices", Kokkos::RangePolicy<ExecSpace>(space, 0, list.count),
-        KOKKOS_LAMBDA(std::int64_t i) { combine(memory[offsets(i)], buffer[i]); });
-    return;
-  }
-  const auto targets = list.targets, starts = list.starts, positions = list.positions;
-  Kokkos::parallel_for(
-      "adlib::unpack_indices_in_order", Kokkos::RangePolicy<ExecSpace>(space, 0, list.distinct),
-      KOKKOS_LAMBDA(std::int64_t t) {
-        T& target = memory[targets(t)];
-        for (std::int64_t p = starts(t); p < starts(t + 1); ++p)
-          combine(target, buffer[positions(p)]);
-      });
+  combine_into_list<T>(space, "adlib::unpack_indices", memory, list, list.count,
+                       ValuesInOrder<T>{buffer}, combine);
 }
 
 /// dst at dst_list's offsets combined with src at src_list's offsets
@@ -139,23 +196,10 @@ template <class T, class ExecSpace, class MemorySpace, class Combine = op::Repla
 void copy_indices(const ExecSpace& space, T* dst, const DeviceIndexList<MemorySpace>& dst_list,
                   const T* src, const DeviceIndexList<MemorySpace>& src_list,
                   Combine combine = {}) {
-  const auto from = src_list.offsets;
-  if (!dst_list.repeats) {
-    const auto to = dst_list.offsets;
-    Kokkos::parallel_for(
-        "adlib::copy_indices",
-        Kokkos::RangePolicy<ExecSpace>(space, 0, std::min(dst_list.count, src_list.count)),
-        KOKKOS_LAMBDA(std::int64_t i) { combine(dst[to(i)], src[from(i)]); });
-    return;
-  }
-  const auto targets = dst_list.targets, starts = dst_list.starts, positions = dst_list.positions;
-  Kokkos::parallel_for(
-      "adlib::copy_indices_in_order", Kokkos::RangePolicy<ExecSpace>(space, 0, dst_list.distinct),
-      KOKKOS_LAMBDA(std::int64_t t) {
-        T& target = dst[targets(t)];
-        for (std::int64_t p = starts(t); p < starts(t + 1); ++p)
-          combine(target, src[from(positions(p))]);
-      });
+  using Offsets = typename DeviceIndexList<MemorySpace>::Offsets;
+  combine_into_list<T>(space, "adlib::copy_indices", dst, dst_list,
+                       std::min(dst_list.count, src_list.count),
+                       ValuesAtOffsets<T, Offsets>{src, src_list.offsets}, combine);
 }
 
 }  // namespace adlib::detail

@@ -35,6 +35,42 @@
 
 namespace adlib::detail {
 
+// The device kernels of copy_block are named functors, not KOKKOS_LAMBDAs:
+// a combine operation whose type is local to a function (a user's
+// KOKKOS_LAMBDA given to op::combine) may not appear in the template
+// arguments of a function that defines an extended device lambda (nvcc
+// rejects it), but it may be a functor's template argument.
+
+/// One thread per element: dst's element p combined with src's element p
+/// (C order of the blocks).
+template <class T, class Combine>
+struct CopyBlockElement {
+  T* dst;             ///< destination memory
+  StridedBlock to;    ///< its block
+  const T* src;       ///< source memory
+  StridedBlock from;  ///< its block, of the same extents
+  Combine combine;    ///< how each element is applied
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t p) const {
+    combine(dst[detail::element_offset(to, p)], src[detail::element_offset(from, p)]);
+  }
+};
+
+/// The same walked by one thread in C order of the source: a destination
+/// whose elements repeat then combines every value deterministically.
+template <class T, class Combine>
+struct CopyBlockInOrder {
+  T* dst;              ///< destination memory
+  StridedBlock to;     ///< its block (not injective)
+  const T* src;        ///< source memory
+  StridedBlock from;   ///< its block, of the same extents
+  std::int64_t count;  ///< elements
+  Combine combine;     ///< how each element is applied
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t) const {
+    for (std::int64_t p = 0; p < count; ++p)
+      combine(dst[detail::element_offset(to, p)], src[detail::element_offset(from, p)]);
+  }
+};
+
 /// Element-by-element copy between two blocks of equal extents (the blocks
 /// are not normalised separately: they must keep matching dimensions), each
 /// arriving element applied to its target with `combine` (runtime/
@@ -52,13 +88,8 @@ void copy_block(const ExecSpace& space, T* dst, const StridedBlock& dst_block, c
   // Replacing needs no order (any of the repeated values is a valid
   // result), so only combining copies pay for the test.
   if (!op::is_replace<Combine>() && !dst_block.injective()) {
-    const StridedBlock d = dst_block, s = src_block;
-    Kokkos::parallel_for(
-        "adlib::copy_in_order", Kokkos::RangePolicy<ExecSpace>(space, 0, 1),
-        KOKKOS_LAMBDA(std::int64_t) {
-          for (std::int64_t p = 0; p < n; ++p)
-            combine(dst[detail::element_offset(d, p)], src[detail::element_offset(s, p)]);
-        });
+    Kokkos::parallel_for("adlib::copy_in_order", Kokkos::RangePolicy<ExecSpace>(space, 0, 1),
+                         CopyBlockInOrder<T, Combine>{dst, dst_block, src, src_block, n, combine});
     return;
   }
   StridedBlock d = dst_block, s = src_block;
@@ -91,10 +122,8 @@ void copy_block(const ExecSpace& space, T* dst, const StridedBlock& dst_block, c
       });
     }
   } else {
-    Kokkos::parallel_for(
-        "adlib::copy", Kokkos::RangePolicy<ExecSpace>(space, 0, n), KOKKOS_LAMBDA(std::int64_t p) {
-          combine(dst[detail::element_offset(d, p)], src[detail::element_offset(s, p)]);
-        });
+    Kokkos::parallel_for("adlib::copy", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
+                         CopyBlockElement<T, Combine>{dst, d, src, s, combine});
   }
 }
 

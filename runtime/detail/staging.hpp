@@ -23,6 +23,19 @@ constexpr bool host_reachable() {
   return Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
 }
 
+/// May adlib's host loops (the IndexList kernels, the merged walks) run
+/// over memory of `MemorySpace`?  Only where a host thread can address it
+/// and its execution space runs on the host.  Managed device memory
+/// (CudaUVMSpace, HIP's managed space) is host-reachable, but its kernels
+/// run on the device: there the device kernels (DeviceIndexList) run, so a
+/// device compiler never sees a host loop in a device kernel.
+template <class MemorySpace>
+constexpr bool host_loops_reach() {
+  return host_reachable<MemorySpace>() &&
+         Kokkos::SpaceAccessibility<typename MemorySpace::execution_space,
+                                    Kokkos::HostSpace>::accessible;
+}
+
 /// Are messages over memory of `MemorySpace` staged through host buffers?
 /// Yes when forced (Configuration::force_staging, which runs the staging
 /// path on host memory for the tests), and when MPI cannot work on that

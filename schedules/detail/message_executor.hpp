@@ -163,9 +163,8 @@ template <class MemorySpace>
 const MessageRoute& MessageExecutor<MemorySpace>::route(const RouteKind& kind) const {
   for (const MessageRoute& r : routes_)
     if (r.kind() == kind) return r;
-  const RouteMemory memory{staged_,
-                           Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible,
-                           peers_on_node_};
+  const RouteMemory memory{staged_, host_reachable<MemorySpace>(), peers_on_node_,
+                           host_loops_reach<MemorySpace>()};
   routes_.emplace_back(plan_, kind, policy_, memory);
   return routes_.back();
 }

@@ -53,6 +53,10 @@ struct RouteMemory {
   /// messages with the CPUs of the ranks (shared memory), so no message
   /// progresses while this rank computes.
   bool peers_on_node = false;
+  /// adlib's host loops may walk it: host memory whose execution space runs
+  /// on the host (managed device memory is host memory whose kernels run on
+  /// the device).  The merged walks are such loops.
+  bool host_loops = true;
 };
 
 /// One message as a route moves it.

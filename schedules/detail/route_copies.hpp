@@ -9,11 +9,12 @@
 /// node's scattered index lists meet in one pass over memory.
 ///
 /// Index lists run as host loops over the plan's own lists when a host
-/// thread can address the memory, and as DeviceIndexList kernels over
-/// copies of the lists in the memory space otherwise (or when staging is
+/// thread can address the memory and its kernels run on the host
+/// (detail::host_loops_reach), and as DeviceIndexList kernels over copies
+/// of the lists in the memory space otherwise (or when staging is
 /// forced, which exercises those kernels on the host).  Which one is
-/// decided at compile time where it can be: for memory a host thread cannot
-/// address the host loops are never instantiated, so a device compiler sees
+/// decided at compile time where it can be: for memory the host loops cannot
+/// reach they are never instantiated, so a device compiler sees
 /// only the kernels.  The merged walks are host loops and exist only for
 /// host-reachable memory (MessageRoute merges nothing elsewhere).
 #pragma once
@@ -43,7 +44,7 @@ class RouteCopies {
   /// when the index kernels are to run where the memory lives: memory a
   /// host thread cannot address, or `forced` (forced staging).
   void prepare(const BlockMessagePlan& plan, bool forced) {
-    if (!plan.has_indices() || (detail::host_reachable<MemorySpace>() && !forced)) return;
+    if (!plan.has_indices() || (detail::host_loops_reach<MemorySpace>() && !forced)) return;
     auto add = [&](const IndexList& list) {
       if (list.count > 0) device_lists_.emplace(&list, DeviceIndexList<MemorySpace>::from(list));
     };
@@ -114,7 +115,7 @@ class RouteCopies {
   /// The elements of `memory` at `list`, in list order, into `buffer`.
   template <class T>
   void pack_list(const IndexList& list, const T* memory, T* buffer) const {
-    if constexpr (detail::host_reachable<MemorySpace>())
+    if constexpr (detail::host_loops_reach<MemorySpace>())
       if (device_lists_.empty()) return pack_indices<T>(space_, memory, list, buffer);
     pack_indices<T>(space_, memory, device_lists_.at(&list), buffer);
   }
@@ -122,7 +123,7 @@ class RouteCopies {
   template <class T, class Combine>
   void unpack_list(const IndexList& list, T* memory, const T* buffer,
                    const Combine& combine) const {
-    if constexpr (detail::host_reachable<MemorySpace>())
+    if constexpr (detail::host_loops_reach<MemorySpace>())
       if (device_lists_.empty()) return unpack_indices<T>(space_, memory, list, buffer, combine);
     unpack_indices<T>(space_, memory, device_lists_.at(&list), buffer, combine);
   }
@@ -130,7 +131,7 @@ class RouteCopies {
   template <class T, class Combine>
   void copy_lists(T* dst, const IndexList& dst_list, const T* src, const IndexList& src_list,
                   const Combine& combine) const {
-    if constexpr (detail::host_reachable<MemorySpace>())
+    if constexpr (detail::host_loops_reach<MemorySpace>())
       if (device_lists_.empty())
         return copy_indices<T>(space_, dst, dst_list, src, src_list, combine);
     copy_indices<T>(space_, dst, device_lists_.at(&dst_list), src, device_lists_.at(&src_list),
@@ -144,9 +145,9 @@ class RouteCopies {
   template <class T, class Combine>
   void combine_merged(const MessageRoute& route, T* dst, const T* incoming, const T* local,
                       int array, const Combine& combine) {
-    // Routes merge on host memory only: the walk is a host loop, compiled
-    // for host memory alone.
-    if constexpr (detail::host_reachable<MemorySpace>()) {
+    // Routes merge where host loops reach only (RouteMemory::host_loops):
+    // the walk is a host loop, compiled for such memory alone.
+    if constexpr (detail::host_loops_reach<MemorySpace>()) {
       const IndexList& own = route.local_index_writes();
       const T* waiting = local + route.merged_local_offset();
       merged_lists_.clear();
@@ -173,7 +174,7 @@ class RouteCopies {
   template <class T, class Combine>
   void read_merged(const MessageRoute& route, T* dst, const T* src, T* buffer, int array,
                    const Combine& combine) {
-    if constexpr (detail::host_reachable<MemorySpace>()) {  // as combine_merged()
+    if constexpr (detail::host_loops_reach<MemorySpace>()) {  // as combine_merged()
       const IndexList& reads = route.local_index_reads();
       merged_reads_.clear();
       if (reads.count > 0)
