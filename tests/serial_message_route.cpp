@@ -196,6 +196,8 @@ TEST(SerialMessageRoute, SortedScatteredArrivalsMergeWithTheLocalCopyOnOneNode) 
                    .merges_index_arrivals());  // staged
   EXPECT_FALSE(MessageRoute(plan, combining_backward, kPack, RouteMemory{false, false, true})
                    .merges_index_arrivals());  // device memory
+  EXPECT_FALSE(MessageRoute(plan, combining_backward, kPack, RouteMemory{false, true, true, false})
+                   .merges_index_arrivals());  // managed memory, kernels on the device
   // Forward, the arrivals are the plan's receives: not sorted.
   EXPECT_FALSE(MessageRoute(plan, RouteKind{Direction::forward, 8, 1, true}, kPack, on_node)
                    .merges_index_arrivals());

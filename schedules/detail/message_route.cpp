@@ -54,7 +54,9 @@ std::string shape_of(const StridedBlock& b) {
 bool merge_index_arrivals(const RouteKind& kind, const RouteMemory& memory,
                           const std::vector<RoutedMessage>& incoming, const IndexList& local_reads,
                           const IndexList& local_writes) {
-  if (!kind.combining || !memory.host_loops || memory.staged || !memory.peers_on_node) return false;
+  if (!kind.combining || !memory.host || !memory.host_loops || memory.staged ||
+      !memory.peers_on_node)
+    return false;
   // Targets the walk can interleave: single offsets, ascending.
   auto walkable = [](const IndexList& targets) { return targets.all_singles() && targets.sorted; };
   std::size_t lists = 0;
@@ -73,7 +75,7 @@ bool merge_index_arrivals(const RouteKind& kind, const RouteMemory& memory,
 // MessageRoute::merges_index_departures()'s rule (the arrivals not merged).
 bool merge_index_departures(const RouteMemory& memory, const std::vector<RoutedMessage>& outgoing,
                             const IndexList& local_reads, const IndexList& local_writes) {
-  if (!memory.host_loops || memory.staged || !memory.peers_on_node) return false;
+  if (!memory.host || !memory.host_loops || memory.staged || !memory.peers_on_node) return false;
   auto walkable = [](const IndexList& sources) { return sources.all_singles() && sources.sorted; };
   std::size_t lists = 0;
   if (local_reads.count > 0) {
