@@ -23,3 +23,28 @@ if(_adlib_kokkos_broken AND DEFINED Kokkos_INCLUDE_DIRS)
                                                   "${_adlib_kokkos_real}")
   message(STATUS "adlib: Kokkos include directory repaired -> ${_adlib_kokkos_real}")
 endif()
+
+# Which Kokkos was found, and with which back ends: several may be installed
+# (Debian's, with Serial only, and one of the user's own), and the first one
+# CMake finds wins.  Kokkos_DEVICES is set by the KokkosConfig.cmake of 3.x
+# and 4.x alike; a Kokkos added as a subproject may leave the three unset.
+# Quiet in a consumer that asked find_package(Adlib ... QUIET).
+if(NOT Adlib_FIND_QUIETLY)
+  if(DEFINED Kokkos_VERSION)
+    set(_adlib_kokkos_version "${Kokkos_VERSION}")
+  else()
+    set(_adlib_kokkos_version "(version unknown)")
+  endif()
+  if(DEFINED Kokkos_DIR)
+    set(_adlib_kokkos_where "${Kokkos_DIR}")
+  else()
+    set(_adlib_kokkos_where "(no Kokkos_DIR: a target of this project)")
+  endif()
+  if(DEFINED Kokkos_DEVICES)
+    list(JOIN Kokkos_DEVICES ", " _adlib_kokkos_devices)
+  else()
+    set(_adlib_kokkos_devices "(not reported)")
+  endif()
+  message(STATUS "adlib: Kokkos ${_adlib_kokkos_version} at ${_adlib_kokkos_where}, "
+                 "back ends: ${_adlib_kokkos_devices}")
+endif()

@@ -8,6 +8,7 @@
 
 #include <benchmark/benchmark.h>
 #include <Kokkos_Core.hpp>
+#include <adlib/version.hpp>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -331,6 +332,7 @@ void write_meta() {
        << ",\"adlib_commit\":" << quoted(ADLIB_BENCH_ADLIB_COMMIT)
        << ",\"kokkos\":" << quoted(kokkos_version())
        << ",\"kokkos_space\":" << quoted(Kokkos::DefaultExecutionSpace::name())
+       << ",\"kokkos_spaces\":" << quoted(adlib::kokkos_execution_spaces())
        << ",\"mpi\":" << quoted(mpi_library()) << ",\"mpi_standard\":" << quoted(mpi_standard())
        << ",\"benchmark\":" << quoted(ADLIB_BENCH_GBENCH_VERSION)
        << ",\"compiler\":" << quoted(__VERSION__)
@@ -340,9 +342,10 @@ void write_meta() {
        << ",\"run\":" << run_number() << ",\"time\":" << quoted(utc_now()) << "}";
   append_jsonl(json.str());
   std::printf(
-      "# adlib bench: host %s, cpu %s, %ld cores, np %d, adlib %s (%s), Kokkos %s (%s), %s\n", host,
-      cpu_model().c_str(), cores, comm_size, ADLIB_BENCH_ADLIB_VERSION, ADLIB_BENCH_ADLIB_COMMIT,
-      kokkos_version().c_str(), Kokkos::DefaultExecutionSpace::name(), mpi_library().c_str());
+      "# adlib bench: host %s, cpu %s, %ld cores, np %d, adlib %s (%s), Kokkos %s (%s of %s), %s\n",
+      host, cpu_model().c_str(), cores, comm_size, ADLIB_BENCH_ADLIB_VERSION,
+      ADLIB_BENCH_ADLIB_COMMIT, kokkos_version().c_str(), Kokkos::DefaultExecutionSpace::name(),
+      adlib::kokkos_execution_spaces(), mpi_library().c_str());
   std::fflush(stdout);
 }
 
