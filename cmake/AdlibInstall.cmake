@@ -36,13 +36,21 @@ install(FILES
 # pkg-config knows nothing of CMake targets, so the flags of adlib's
 # dependencies are spelled out: MPI's from FindMPI, Kokkos's from its target
 # (libraries, include folders and compile options, followed through the
-# targets it links).  Generator expressions (device back ends) cannot be
-# written to a .pc file and are left out: such builds use the CMake package.
+# targets it links).  A pkg-config consumer compiles and links C++, so the
+# flags Kokkos gives C++ only (`$<$<COMPILE_LANGUAGE:CXX>:-fopenmp>`, and the
+# same for linking) are written out plainly; other generator expressions
+# (device back ends) cannot be written to a .pc file and are left out: such
+# builds use the CMake package.
 # Appends each value of a target property, with `prefix` in front, to the
-# list `out_var`; generator expressions are left out.
+# list `out_var`; generator expressions other than the C++-only ones are
+# left out.
 function(_adlib_append_property target property prefix out_var)
   set(out "${${out_var}}")
   get_target_property(values ${target} ${property})
+  if(NOT values)
+    return()
+  endif()
+  string(REGEX REPLACE "\\$<\\$<(COMPILE|LINK)_LANGUAGE:CXX>:([^<>]*)>" "\\2" values "${values}")
   foreach(value IN LISTS values)
     if(value AND NOT value MATCHES "\\$<")
       list(APPEND out "${prefix}${value}")
@@ -56,6 +64,7 @@ function(_adlib_flatten_target target cflags_var libs_var)
   set(libs "${${libs_var}}")
   _adlib_append_property(${target} INTERFACE_INCLUDE_DIRECTORIES "-I" cflags)
   _adlib_append_property(${target} INTERFACE_COMPILE_OPTIONS "" cflags)
+  _adlib_append_property(${target} INTERFACE_LINK_OPTIONS "" libs)
   get_target_property(type ${target} TYPE)
   if(NOT type STREQUAL "INTERFACE_LIBRARY")
     get_target_property(location ${target} LOCATION)
