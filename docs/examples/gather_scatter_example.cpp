@@ -36,17 +36,20 @@ int main(int argc, char** argv) {
 
     // The reverse: every rank adds 1 at each of its subscripts (repeats too).
     adlib::Scatter assemble(x, wanted, adlib::op::add);
-    std::vector<double> ones(wanted.size(), 1.0);
-    assemble.execute(x, ones.data());  // x[wanted[k]] += 1
+    Kokkos::View<double*> ones("ones", wanted.size());  // in the array's memory space
+    Kokkos::deep_copy(ones, 1.0);
+    assemble.execute(x, ones);  // x[wanted[k]] += 1
 
     // One-shot forms: plan, execute, drop.
-    std::vector<double> again(wanted.size());
+    Kokkos::View<double*> again("again", wanted.size());
     adlib::gather(again.data(), x, wanted);
     adlib::scatter(x, wanted, ones.data(), adlib::op::max);
 
+    // Device memory is read on the host through mirrors.
     auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+    auto again_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), again);
     for (std::size_t k = 0; k < wanted.size(); ++k)
-      if (host(k) != 100.0 * double(wanted[k]) || again[k] < host(k) + 1.0) ++wrong;
+      if (host(k) != 100.0 * double(wanted[k]) || again_host(k) < host(k) + 1.0) ++wrong;
 
     // The array form: a matrix distributed by rows, and a vector distributed
     // cyclically with two subscript arrays (row, column) distributed like it.
