@@ -190,7 +190,7 @@ class Config {
     // Finished through the base every collective shares: it must complete
     // the schedule start_reverse() started (with replicated layouts, a
     // second one), not the forward one.
-    static_cast<adlib::RunsSchedule<Kokkos::HostSpace>&>(*remap).finish();
+    static_cast<adlib::RunsSchedule<typename Array::memory_space>&>(*remap).finish();
     check_source(src, fill_section, 5, "reverse with max", problems, false, true);
   }
 
