@@ -54,7 +54,6 @@
 #include <adlib/runtime/combine.hpp>
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/configuration.hpp>
-#include <adlib/runtime/detail/hash.hpp>
 #include <adlib/runtime/sparse_exchange.hpp>
 #include <adlib/schedules/data_schedule.hpp>
 
@@ -184,17 +183,14 @@ class ArraySubscriptSchedule : public RunsSchedule<MemorySpace, DataSchedule<Mem
     arguments.push_back(mask ? agreed_layout("mask", mask->layout())
                              : AgreedArgument{"mask", 0, [] { return std::string("none"); }});
     arguments.push_back(agreed_element_type<T>());
-    arguments.push_back({"combine", combine, [combine] { return op::describe(combine); }});
+    arguments.push_back(agreed_combine(combine));
     arguments.push_back(agreed_configuration(config));
     agree_on_arguments(indexed.group().grid().comm(), resolved.error, arguments, name);
-    std::uint64_t fingerprint = detail::hash_mix(destination.fingerprint(), source.fingerprint());
-    fingerprint =
-        detail::hash_mix(fingerprint, detail::element_and_configuration_fingerprint<T>(config));
-    fingerprint = detail::hash_mix(fingerprint, combine);
-    fingerprint = detail::hash_mix(fingerprint, mask ? 1u : 0u);
+    // Agreed above: every rank reaches here with the same arguments and no
+    // error, so the DataSchedule agrees on its plan alone.
     this->schedule_ = std::make_unique<DataSchedule<MemorySpace>>(
         indexed.group().grid().comm(), resolved.requests, access,
-        detail::inner_configuration(config), name, resolved.error, fingerprint);
+        detail::inner_configuration(config), name);
     this->schedule_->template prepare<T>();
   }
 

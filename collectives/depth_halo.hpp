@@ -296,10 +296,9 @@ void DepthHalo<T, MemorySpace>::start_accumulate(int depth, const field_type& fi
   agree_to_execute(
       error,
       [&] {
-        const std::uint64_t how = op::fingerprint(combine);
         return std::vector<AgreedArgument>{
             {"depth", static_cast<std::uint64_t>(depth), [depth] { return std::to_string(depth); }},
-            {"combine", how, [how] { return op::describe(how); }}};
+            agreed_combine(op::fingerprint(combine))};
       },
       "DepthHalo::accumulate");
   in_flight_ = true;

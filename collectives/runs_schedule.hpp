@@ -14,7 +14,6 @@
 #include <adlib/runtime/combine.hpp>
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/configuration.hpp>
-#include <adlib/runtime/detail/hash.hpp>
 #include <adlib/runtime/detail/watched_wait.hpp>
 #include <adlib/runtime/error.hpp>
 #include <adlib/schedules/block_mess_schedule.hpp>
@@ -75,7 +74,7 @@ class RunsSchedule {
     agree_on_arguments(
         schedule_->comm(), error,
         {{"arrays passed", arrays, [arrays] { return std::to_string(arrays); }},
-         {"combine", combine, [combine] { return op::describe(combine); }},
+         agreed_combine(combine),
          {"schedule", tag, [tag] { return "the one with tag " + std::to_string(tag); }}},
         operation);
   }

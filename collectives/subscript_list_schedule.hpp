@@ -46,7 +46,6 @@
 #include <adlib/runtime/combine.hpp>
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/configuration.hpp>
-#include <adlib/runtime/detail/hash.hpp>
 #include <adlib/runtime/sparse_exchange.hpp>
 #include <adlib/schedules/data_schedule.hpp>
 
@@ -102,19 +101,15 @@ class SubscriptListSchedule : public RunsSchedule<MemorySpace, DataSchedule<Memo
     // Named, so that a rank passing other arguments is told which (one
     // MPI_Allreduce when all agree; the DataSchedule agrees on its own plan).
     agree_on_arguments(comm, error,
-                       {agreed_layout("layout", layout),
-                        agreed_element_type<T>(),
-                        {"combine", combine, [combine] { return op::describe(combine); }},
-                        agreed_configuration(config)},
+                       {agreed_layout("layout", layout), agreed_element_type<T>(),
+                        agreed_combine(combine), agreed_configuration(config)},
                        name);
     const SubscriptRequests requests(layout, subscripts_to_resolve(error, subscripts), comm.rank(),
                                      access);
-    const std::uint64_t fingerprint =
-        detail::hash_mix(detail::hash_mix(layout.fingerprint(),
-                                          detail::element_and_configuration_fingerprint<T>(config)),
-                         combine);
+    // Agreed above: every rank reaches here with the same arguments and no
+    // error, so the DataSchedule agrees on its plan alone.
     this->schedule_ = std::make_unique<DataSchedule<MemorySpace>>(
-        comm, requests, access, detail::inner_configuration(config), name, error, fingerprint);
+        comm, requests, access, detail::inner_configuration(config), name);
     this->schedule_->template prepare<T>();
   }
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <utility>
 
+#include <adlib/runtime/combine.hpp>
 #include <adlib/runtime/detail/hash.hpp>
 #include <adlib/runtime/detail/verdict.hpp>
 #include <adlib/runtime/detail/watched_wait.hpp>
@@ -145,6 +146,10 @@ std::uint64_t arguments_fingerprint(const std::vector<AgreedArgument>& arguments
   std::uint64_t h = detail::hash_mix(detail::hash_start(), detail::hash_text(operation));
   for (const AgreedArgument& argument : arguments) h = detail::hash_mix(h, argument.fingerprint);
   return h;
+}
+
+AgreedArgument agreed_combine(std::uint64_t fingerprint) {
+  return {"combine", fingerprint, [fingerprint] { return op::describe(fingerprint); }};
 }
 
 AgreedArgument agreed_configuration(const Configuration& config) {

@@ -55,6 +55,11 @@ AgreedArgument agreed_element_type() {
           [] { return detail::describe_element<T>(); }};
 }
 
+/// A combine operation, by its op::fingerprint, as an agreed argument
+/// ("combine", described by op::describe: "combine: add on ranks 0, 2; max
+/// on rank 1").
+AgreedArgument agreed_combine(std::uint64_t fingerprint);
+
 /// `config` as an agreed argument ("configuration").
 AgreedArgument agreed_configuration(const Configuration& config);
 

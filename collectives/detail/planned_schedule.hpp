@@ -2,8 +2,7 @@
 /// @file
 /// From a plan to a schedule: what every collective built on BlockMessSchedule
 /// does with the blocks its planner enumerated (the configuration of the
-/// schedule under a collective, the fingerprint a collective agrees on, a
-/// built schedule from a plan).  Internals of collectives/.
+/// schedule under a collective, a built schedule from a plan).  Internals of collectives/.
 #pragma once
 
 #include <cstdint>
@@ -26,13 +25,6 @@ inline Configuration inner_configuration(const Configuration& config) {
   Configuration inner = config;
   inner.checked = false;
   return inner;
-}
-
-/// What a collective's constructor agrees on besides its own arguments: the
-/// element type (size, alignment, kind) and the configuration.
-template <class T>
-std::uint64_t element_and_configuration_fingerprint(const Configuration& config) {
-  return hash_mix(element_fingerprint<T>(), config.fingerprint());
 }
 
 /// A built schedule for `plan` (collective), with its buffers allocated for T.
