@@ -22,9 +22,11 @@
 /// Repeated targets (one element reached by several arriving values, within a
 /// message or across messages) combine every value.  A combining execution
 /// applies its local copies first, then the messages one after another in
-/// peer order (not in arrival order), and a block or index list whose
-/// targets repeat is applied in its own order by one thread: results are the
-/// same in every run, bitwise, floating-point sums included.  (Replacing
+/// peer order (not in arrival order), and each target of a block or index
+/// list whose targets repeat receives its values in the list's order from
+/// one thread (runtime/detail/index_list_kernels.hpp: threads own ranges of
+/// targets): results are the same in every run and at every thread count,
+/// bitwise, floating-point sums included.  (Replacing
 /// executions unpack messages as they arrive: where two messages replace one
 /// element, which one is last is not defined.)
 #pragma once

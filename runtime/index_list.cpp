@@ -8,8 +8,8 @@ namespace adlib {
 
 namespace {
 
-void add_run(IndexList& list, std::int64_t first, std::int64_t count) {
-  list.segments.push_back({first, count, true});
+void add_run(IndexList& list, std::int64_t first, std::int64_t count, std::int64_t position) {
+  list.segments.push_back({first, count, position, true});
 }
 
 // Does any offset occur twice?  `ascending` (strictly) says no at once.
@@ -63,7 +63,7 @@ IndexList IndexList::from(std::vector<std::int64_t> offsets, std::int64_t min_ru
   list.sorted = sorted;
   list.repeats = has_repeats(list, offsets, ascending);
   if (!runs) {
-    list.segments.push_back({0, n, false});
+    list.segments.push_back({0, n, 0, false});
     list.singles = std::move(offsets);
     if (list.singles.capacity() > static_cast<std::size_t>(n + n / 4 + 64))
       list.singles.shrink_to_fit();
@@ -78,10 +78,10 @@ IndexList IndexList::from(std::vector<std::int64_t> offsets, std::int64_t min_ru
     std::int64_t j = i + 1;
     while (j < n && offsets[j] == offsets[j - 1] + 1) ++j;
     if (j - i >= min_run) {
-      add_run(list, offsets[i], j - i);
+      add_run(list, offsets[i], j - i, i);
     } else {
       if (list.segments.empty() || list.segments.back().run)
-        list.segments.push_back({static_cast<std::int64_t>(kept), 0, false});
+        list.segments.push_back({static_cast<std::int64_t>(kept), 0, i, false});
       list.segments.back().count += j - i;
       for (std::int64_t k = i; k < j; ++k) offsets[kept++] = offsets[k];
     }

@@ -31,9 +31,10 @@ struct IndexList {
   /// `first` (a run), or `count` single offsets at singles[first...] (not a
   /// run).
   struct Segment {
-    std::int64_t first = 0;  ///< memory offset (a run) or position in singles
-    std::int64_t count = 0;  ///< elements
-    bool run = false;        ///< consecutive offsets
+    std::int64_t first = 0;     ///< memory offset (a run) or position in singles
+    std::int64_t count = 0;     ///< elements
+    std::int64_t position = 0;  ///< list position of its first element
+    bool run = false;           ///< consecutive offsets
   };
   std::vector<Segment> segments;      ///< the list, in order
   std::vector<std::int64_t> singles;  ///< offsets of the elements outside runs

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <adlib/runtime/detail/device_index_list.hpp>
+#include <adlib/runtime/detail/index_list_kernels.hpp>
 #include <adlib/runtime/detail/pack.hpp>
 #include <adlib/runtime/index_list.hpp>
 #include <adlib/schedules/block_message_plan.hpp>
@@ -211,6 +212,173 @@ TEST(SerialIndexList, SortedListsCombineAsIfUnpackedOneAfterTheOther) {
     adlib::detail::combine_sorted_lists<long long>(space, memory.data(), lists.data(), count,
                                                    positions.data(), ordered);
     ASSERT_EQ(memory, want) << "trial " << trial;
+  }
+}
+
+// Lists long enough to split into pieces (index_list_kernels.hpp), in
+// every shape the kernels treat apart: runs and singles, sorted or not,
+// with or without repeats, clustered on a few targets.
+Offsets long_offsets(adlib_test::Rng& rng, std::int64_t span) {
+  Offsets out;
+  const auto n = static_cast<std::size_t>(rng.uniform(0, 30000));
+  const auto shape = rng.uniform(0, 3);
+  if (shape == 0) {  // distinct, unsorted: a permutation's prefix
+    Offsets all(static_cast<std::size_t>(span));
+    for (std::int64_t k = 0; k < span; ++k) all[static_cast<std::size_t>(k)] = k;
+    for (std::size_t k = 0; k < n && k + 1 < all.size(); ++k)
+      std::swap(all[k], all[k + static_cast<std::size_t>(rng.uniform(
+                                    0, static_cast<std::int64_t>(all.size() - k) - 1))]);
+    all.resize(std::min(n, all.size()));
+    return all;
+  }
+  while (out.size() < n) {
+    if (rng.chance(30)) {
+      const auto first = rng.uniform(0, span - 201), length = rng.uniform(8, 200);
+      for (std::int64_t k = 0; k < length; ++k) out.push_back(first + k);
+    } else {
+      const auto length = rng.uniform(1, 500);
+      for (std::int64_t k = 0; k < length; ++k) out.push_back(rng.uniform(0, span - 1));
+    }
+  }
+  if (shape == 3)
+    for (auto& t : out) t = t % 7 * 1000;  // a few targets, each many times
+  if (rng.chance(50)) std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Every split into pieces gives the one-piece result bitwise, with an
+// operation that does not commute, so that a target meeting its values out
+// of list order, or from two pieces, shows.  On Serial the pieces run one
+// after the other (the split itself is checked); on OpenMP they run
+// threaded (scripts/test-openmp), where a race would show as well.
+TEST(SerialIndexList, PiecesGiveTheOnePieceResult) {
+  adlib_test::Rng rng(23);
+  const Kokkos::DefaultHostExecutionSpace space;
+  constexpr long long kModulus = 1000003;
+  const auto ordered = adlib::op::combine(
+      [](long long& target, const long long& value) { target = (3 * target + value) % kModulus; });
+  constexpr std::int64_t span = 40000;
+  for (int trial = 0; trial < 40; ++trial) {
+    const Offsets offsets = long_offsets(rng, span);
+    const Offsets other = long_offsets(rng, span);
+    const IndexList list = IndexList::from(offsets);
+    // A source list of the same length for the local copy.
+    Offsets source(offsets.size());
+    for (std::size_t k = 0; k < source.size(); ++k)
+      source[k] = other.empty() ? static_cast<std::int64_t>(k) % span : other[k % other.size()];
+    const IndexList source_list = IndexList::from(source);
+    std::vector<long long> memory(span);
+    for (std::size_t i = 0; i < memory.size(); ++i) memory[i] = 10 * static_cast<long long>(i) + 1;
+    std::vector<long long> values(offsets.size());
+    for (std::size_t k = 0; k < values.size(); ++k) values[k] = static_cast<long long>(k % 9973);
+    // The references: plain loops in list order.
+    std::vector<long long> want_replaced(span, -1), want_combined(span, 1), want_copy(span, 1);
+    for (std::size_t k = 0; k < offsets.size(); ++k) {
+      want_replaced[offsets[k]] = values[k];
+      want_combined[offsets[k]] = (3 * want_combined[offsets[k]] + values[k]) % kModulus;
+      want_copy[offsets[k]] = (3 * want_copy[offsets[k]] + memory[source[k]]) % kModulus;
+    }
+    for (int pieces = 1; pieces <= 7; ++pieces) {
+      const adlib::detail::IndexPieces split{pieces};
+      // Pieces run in order on Serial, so a target split between two would
+      // still meet its values in order here: check the split itself.
+      for (int k = 1; list.sorted && list.repeats && k < pieces; ++k) {
+        const std::int64_t start = adlib::detail::piece_start_keeping_repeats(list, pieces, k);
+        if (start > 0 && start < list.count) {
+          ASSERT_NE(offsets[start - 1], offsets[start]) << "a target's repeats in two pieces";
+        }
+      }
+      std::vector<long long> buffer(offsets.size(), -7);
+      adlib::detail::pack_indices<long long>(space, memory.data(), list, buffer.data(), split);
+      space.fence();
+      for (std::size_t k = 0; k < offsets.size(); ++k)
+        ASSERT_EQ(buffer[k], memory[offsets[k]]) << "trial " << trial << " pieces " << pieces;
+      std::vector<long long> replaced(span, -1), combined(span, 1), copy(span, 1);
+      adlib::detail::unpack_indices<long long>(space, replaced.data(), list, values.data(),
+                                               adlib::op::replace, split);
+      adlib::detail::unpack_indices<long long>(space, combined.data(), list, values.data(), ordered,
+                                               split);
+      adlib::detail::copy_indices<long long>(space, copy.data(), list, memory.data(), source_list,
+                                             ordered, split);
+      space.fence();
+      ASSERT_EQ(replaced, want_replaced) << "trial " << trial << " pieces " << pieces;
+      ASSERT_EQ(combined, want_combined) << "trial " << trial << " pieces " << pieces;
+      ASSERT_EQ(copy, want_copy) << "trial " << trial << " pieces " << pieces;
+    }
+  }
+}
+
+// The merged walks split memory into pieces: every split combines (and
+// reads) exactly as one piece does.
+TEST(SerialIndexList, MergedWalksInPiecesGiveTheOnePieceResult) {
+  adlib_test::Rng rng(29);
+  const Kokkos::DefaultHostExecutionSpace space;
+  constexpr long long kModulus = 1000003;
+  const auto ordered = adlib::op::combine(
+      [](long long& target, const long long& value) { target = (3 * target + value) % kModulus; });
+  for (int trial = 0; trial < 60; ++trial) {
+    const std::int64_t span = rng.uniform(1, 60000);
+    const int count = static_cast<int>(rng.uniform(0, 5));
+    std::vector<Offsets> targets(static_cast<std::size_t>(count));
+    std::vector<std::vector<long long>> values(targets.size());
+    for (std::size_t l = 0; l < targets.size(); ++l) {
+      const std::int64_t n = rng.chance(20) ? 0 : rng.uniform(1, 20000);
+      const std::int64_t low = rng.uniform(0, span - 1);
+      for (std::int64_t k = 0; k < n; ++k) targets[l].push_back(rng.uniform(low, span - 1));
+      if (rng.chance(30))
+        for (auto& t : targets[l]) t = std::min(span - 1, low + t % 4);
+      std::sort(targets[l].begin(), targets[l].end());
+      for (std::size_t k = 0; k < targets[l].size(); ++k)
+        values[l].push_back(static_cast<long long>((l * 7919 + k) % 1000));
+    }
+    std::vector<long long> memory(static_cast<std::size_t>(span));
+    for (std::size_t i = 0; i < memory.size(); ++i) memory[i] = static_cast<long long>(i % 777);
+    std::vector<long long> want(memory);
+    for (std::size_t l = 0; l < targets.size(); ++l)
+      for (std::size_t k = 0; k < targets[l].size(); ++k)
+        want[targets[l][k]] = (3 * want[targets[l][k]] + values[l][k]) % kModulus;
+    for (int pieces = 1; pieces <= 5; ++pieces) {
+      const adlib::detail::IndexPieces split{pieces};
+      std::vector<adlib::detail::SortedContributions> lists;
+      for (std::size_t l = 0; l < targets.size(); ++l)
+        lists.push_back(
+            {targets[l].data(), values[l].data(), static_cast<std::int64_t>(targets[l].size())});
+      std::vector<long long> combined(memory);
+      std::vector<std::int64_t> positions(targets.size());
+      adlib::detail::combine_sorted_lists<long long>(space, combined.data(), lists.data(), count,
+                                                     positions.data(), ordered, split);
+      space.fence();
+      ASSERT_EQ(combined, want) << "trial " << trial << " pieces " << pieces;
+      // Reads: every list but the first packs, the first copies into
+      // distinct targets (its positions reversed).
+      std::vector<std::vector<long long>> packed(targets.size());
+      std::vector<long long> copied(static_cast<std::size_t>(span) + 20000, 5);
+      std::vector<Offsets> copy_targets(targets.size());
+      std::vector<adlib::detail::SortedReads> reads;
+      for (std::size_t l = 0; l < targets.size(); ++l) {
+        const auto n = static_cast<std::int64_t>(targets[l].size());
+        packed[l].assign(targets[l].size(), -1);
+        if (l == 0) {
+          for (std::int64_t k = 0; k < n; ++k) copy_targets[l].push_back(n - 1 - k);
+          reads.push_back({targets[l].data(), copied.data(), copy_targets[l].data(), n, false});
+        } else {
+          reads.push_back({targets[l].data(), packed[l].data(), nullptr, n, false});
+        }
+      }
+      adlib::detail::read_sorted_lists<long long>(space, memory.data(), reads.data(), count,
+                                                  positions.data(), ordered, split);
+      space.fence();
+      for (std::size_t l = 0; l < targets.size(); ++l) {
+        const auto n = targets[l].size();
+        for (std::size_t k = 0; k < n; ++k) {
+          const long long read = memory[targets[l][k]];
+          if (l == 0)
+            ASSERT_EQ(copied[n - 1 - k], (3 * 5 + read) % kModulus) << "trial " << trial;
+          else
+            ASSERT_EQ(packed[l][k], read) << "trial " << trial;
+        }
+      }
+    }
   }
 }
 

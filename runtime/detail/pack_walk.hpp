@@ -19,6 +19,29 @@ constexpr bool runs_on_host() {
   return Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible;
 }
 
+// Elements below which a host kernel runs as a plain loop on the calling
+// thread instead of a parallel region: sharing so little work costs more
+// than it saves (the other threads must be woken, and where ranks
+// outnumber the cores, as in the tests, each wake-up waits for a core:
+// mpi_gather_scatter at 3 ranks of 2 OpenMP threads took 58 s with every
+// copy a region, 0.3 s with one thread).
+constexpr std::int64_t kMinThreadedElements = 4096;
+
+// body(i) for i in [0, n) in the host execution space `space`: a kernel
+// when the work (`elements`) is worth sharing among the space's threads,
+// else a loop on the calling thread.  The host spaces adlib runs on
+// (Serial, OpenMP, Threads) run kernels synchronously, so the two are the
+// same but for the threads.
+template <class ExecSpace, class Body>
+void host_for(const char* name, const ExecSpace& space, std::int64_t n, std::int64_t elements,
+              const Body& body) {
+  if (n <= 1 || elements < kMinThreadedElements || space.concurrency() <= 1) {
+    for (std::int64_t i = 0; i < n; ++i) body(i);
+    return;
+  }
+  Kokkos::parallel_for(name, Kokkos::RangePolicy<ExecSpace>(space, 0, n), body);
+}
+
 // Memory offset of the element at C-order position p (device walk).
 KOKKOS_INLINE_FUNCTION std::int64_t element_offset(const StridedBlock& b, std::int64_t p) {
   std::int64_t offset = b.offset;
@@ -117,30 +140,28 @@ void walk_rows(const ExecSpace& space, T* dst, const StridedBlock& d, const T* s
     const T* from = src + s.offset;
     const std::int64_t to_pitch = r == 2 ? d.strides[0] : 0;
     const std::int64_t from_pitch = r == 2 ? s.strides[0] : 0;
-    Kokkos::parallel_for(
-        "adlib::copy", Kokkos::RangePolicy<ExecSpace>(space, 0, outer),
-        [=](std::int64_t o) { copy_row(to + o * to_pitch, from + o * from_pitch); });
+    host_for("adlib::copy", space, outer, s.count(),
+             [=](std::int64_t o) { copy_row(to + o * to_pitch, from + o * from_pitch); });
     return;
   }
   std::int64_t rows_per_outer = 1;
   for (int k = 1; k < r - 1; ++k) rows_per_outer *= s.extents[k];
-  Kokkos::parallel_for("adlib::copy", Kokkos::RangePolicy<ExecSpace>(space, 0, outer),
-                       [=](std::int64_t o) {
-                         std::int64_t index[kMaxBlockRank] = {};
-                         std::int64_t so = s.offset + o * s.strides[0];
-                         std::int64_t dof = d.offset + o * d.strides[0];
-                         for (std::int64_t row = 0; row < rows_per_outer; ++row) {
-                           copy_row(dst + dof, src + so);
-                           for (int k = r - 2; k >= 1; --k) {
-                             so += s.strides[k];
-                             dof += d.strides[k];
-                             if (++index[k] < s.extents[k]) break;
-                             so -= s.strides[k] * s.extents[k];
-                             dof -= d.strides[k] * d.extents[k];
-                             index[k] = 0;
-                           }
-                         }
-                       });
+  host_for("adlib::copy", space, outer, s.count(), [=](std::int64_t o) {
+    std::int64_t index[kMaxBlockRank] = {};
+    std::int64_t so = s.offset + o * s.strides[0];
+    std::int64_t dof = d.offset + o * d.strides[0];
+    for (std::int64_t row = 0; row < rows_per_outer; ++row) {
+      copy_row(dst + dof, src + so);
+      for (int k = r - 2; k >= 1; --k) {
+        so += s.strides[k];
+        dof += d.strides[k];
+        if (++index[k] < s.extents[k]) break;
+        so -= s.strides[k] * s.extents[k];
+        dof -= d.strides[k] * d.extents[k];
+        index[k] = 0;
+      }
+    }
+  });
 }
 
 }  // namespace detail

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include <adlib/runtime/detail/device_index_list.hpp>
+#include <adlib/runtime/detail/index_list_kernels.hpp>
 #include <adlib/runtime/detail/pack.hpp>
 #include <adlib/runtime/detail/staging.hpp>
 #include <adlib/schedules/block_message_plan.hpp>
@@ -177,13 +178,14 @@ class RouteCopies {
     if constexpr (detail::host_loops_reach<MemorySpace>()) {  // as combine_merged()
       const IndexList& reads = route.local_index_reads();
       merged_reads_.clear();
+      const IndexList& writes = route.local_index_writes();
       if (reads.count > 0)
         merged_reads_.push_back(
-            {reads.singles.data(), dst, route.local_index_writes().singles.data(), reads.count});
+            {reads.singles.data(), dst, writes.singles.data(), reads.count, writes.repeats});
       for (const IndexPack& pack : route.index_packs())
         merged_reads_.push_back({pack.list->singles.data(),
                                  buffer + pack.buffer_offset + array * pack.array_stride, nullptr,
-                                 pack.list->count});
+                                 pack.list->count, false});
       merged_positions_.resize(merged_reads_.size());
       read_sorted_lists<T>(space_, src, merged_reads_.data(),
                            static_cast<int>(merged_reads_.size()), merged_positions_.data(),
