@@ -25,6 +25,16 @@ if(_adlib_mpiexec_version MATCHES "Open MPI|OpenRTE")
 endif()
 set(ADLIB_TEST_RANKS 1 2 3 4 CACHE STRING "Rank counts every MPI test runs at")
 set(ADLIB_TEST_TIMEOUT 300 CACHE STRING "Per-test timeout in seconds")
+# With a threaded Kokkos (OpenMP), runs of more ranks than this take one
+# thread per rank (OMP_NUM_THREADS=1, unless the run sets it): the threads of
+# 3 and more ranks on this project's 2-core machines wait for a core at
+# every parallel region while the other ranks poll MPI (mpi_gather_scatter
+# at 4 ranks of 2 threads: 45 s beside another test, 0.3 s with one thread).
+# Races are within a rank: the runs of 1 and 2 ranks keep the caller's
+# threads (2 in scripts/test-openmp and scripts/test-sanitizers), and the
+# .threads4 runs four.
+set(ADLIB_TEST_MAX_THREADED_RANKS 2 CACHE STRING
+    "Runs of more MPI ranks than this use one OpenMP thread per rank")
 
 # adlib_add_mpi_runs(name target LABELS labels... [ARGS args...]
 #                    [ENVIRONMENT VAR=value...] [RANKS counts...]): registers
@@ -37,11 +47,15 @@ function(adlib_add_mpi_runs name target)
     set(RUN_RANKS ${ADLIB_TEST_RANKS})
   endif()
   foreach(np IN LISTS RUN_RANKS)
+    set(environment ${ADLIB_TEST_ENVIRONMENT} ${RUN_ENVIRONMENT})
+    if(np GREATER ADLIB_TEST_MAX_THREADED_RANKS)
+      list(PREPEND environment "OMP_NUM_THREADS=1")  # first: the run's own setting wins
+    endif()
     add_test(NAME ${name}.np${np}
              COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${ADLIB_MPIEXEC_EXTRA}
                      ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${target}> ${MPIEXEC_POSTFLAGS} ${RUN_ARGS})
     set_tests_properties(${name}.np${np} PROPERTIES
       TIMEOUT ${ADLIB_TEST_TIMEOUT} LABELS "mpi;np${np};${RUN_LABELS}" PROCESSORS ${np}
-      ENVIRONMENT "${ADLIB_TEST_ENVIRONMENT};${RUN_ENVIRONMENT}")
+      ENVIRONMENT "${environment}")
   endforeach()
 endfunction()
