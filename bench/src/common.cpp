@@ -310,6 +310,7 @@ void report(const Line& line) {
        << ",\"bytes\":" << number(bytes, 0) << ",\"offrank_bytes\":" << number(offrank, 0)
        << ",\"gbps\":" << number(gbps, 4) << ",\"iters_per_rep\":" << m.iters_per_rep
        << ",\"reps\":" << m.reps << ",\"ranks\":" << comm_size
+       << ",\"threads\":" << Kokkos::DefaultExecutionSpace().concurrency()
        << ",\"probe_lat_us\":" << number(m.probe_lat_us)
        << ",\"probe_dirty_us\":" << number(m.probe_dirty_us)
        << ",\"cpu_share\":" << number(m.cpu_share);
@@ -328,6 +329,7 @@ void write_meta() {
   std::ostringstream json;
   json << "{\"meta\":true,\"kind\":\"meta\",\"host\":" << quoted(host)
        << ",\"cpu\":" << quoted(cpu_model()) << ",\"cores\":" << cores << ",\"np\":" << comm_size
+       << ",\"threads\":" << Kokkos::DefaultExecutionSpace().concurrency()
        << ",\"versions\":{\"adlib\":" << quoted(ADLIB_BENCH_ADLIB_VERSION)
        << ",\"adlib_commit\":" << quoted(ADLIB_BENCH_ADLIB_COMMIT)
        << ",\"kokkos\":" << quoted(kokkos_version())
@@ -342,10 +344,12 @@ void write_meta() {
        << ",\"run\":" << run_number() << ",\"time\":" << quoted(utc_now()) << "}";
   append_jsonl(json.str());
   std::printf(
-      "# adlib bench: host %s, cpu %s, %ld cores, np %d, adlib %s (%s), Kokkos %s (%s of %s), %s\n",
+      "# adlib bench: host %s, cpu %s, %ld cores, np %d, adlib %s (%s), Kokkos %s (%s of %s, %d "
+      "threads), %s\n",
       host, cpu_model().c_str(), cores, comm_size, ADLIB_BENCH_ADLIB_VERSION,
       ADLIB_BENCH_ADLIB_COMMIT, kokkos_version().c_str(), Kokkos::DefaultExecutionSpace::name(),
-      adlib::kokkos_execution_spaces(), mpi_library().c_str());
+      adlib::kokkos_execution_spaces(), Kokkos::DefaultExecutionSpace().concurrency(),
+      mpi_library().c_str());
   std::fflush(stdout);
 }
 

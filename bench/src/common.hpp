@@ -208,6 +208,7 @@ void print_table_header();
 void add_case(const std::string& name, std::function<void()> body);
 
 void register_limit_cases();
+void register_pack_cases();
 void register_reduction_dim_cases();
 void register_remap_cases();
 void register_halo_cases();

@@ -77,6 +77,7 @@ int main(int argc, char** argv) {
       // Registration order is execution order: limits first, so every later
       // figure can be read against them.
       bench::register_limit_cases();
+      bench::register_pack_cases();
       bench::register_remap_cases();
       bench::register_halo_cases();
       bench::register_halo_accumulate_cases();
