@@ -352,7 +352,9 @@ void copy_indices(const ExecSpace& space, T* dst, const IndexList& dst_list, con
           keep ? piece_start_keeping_repeats(*to, n, k) : piece_start(count, n, k);
       const std::int64_t end =
           keep ? piece_start_keeping_repeats(*to, n, k + 1) : piece_start(count, n, k + 1);
-      copy_positions(dst, *to, src, *from, begin, end, combine, EveryTarget{});
+      // One piece over lists of unequal counts: dst_list's count may pass src_list's.
+      copy_positions(dst, *to, src, *from, std::min(begin, count), std::min(end, count), combine,
+                     EveryTarget{});
     });
     return;
   }
