@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <adlib/runtime/index_list.hpp>
 
+#include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <limits>
 #include <utility>
+
+#include <adlib/runtime/detail/pack_walk.hpp>
 
 namespace adlib {
 
@@ -36,7 +40,46 @@ bool has_repeats(const IndexList& list, const std::vector<std::int64_t>& offsets
   return std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
 }
 
+// Threads of Kokkos' default host execution space, for which from() plans
+// target groups (1 before Kokkos is initialized: no threads to plan for).
+int planning_threads() {
+  if (!Kokkos::is_initialized()) return 1;
+  return Kokkos::DefaultHostExecutionSpace().concurrency();
+}
+
+// Target groups for the threads of the default host execution space, where
+// the list's pieces would need them (see IndexList::groups).
+void plan_groups(IndexList& list) {
+  if (!list.repeats || list.sorted || list.count < 2 * detail::kMinThreadedElements) return;
+  const int threads = planning_threads();
+  if (threads > 1) list.group_targets(kTargetGroupsPerThread * threads);
+}
+
 }  // namespace
+
+void IndexList::group_targets(int group_count) {
+  groups = {};
+  if (group_count <= 1 || !repeats || sorted || count == 0 ||
+      count > std::int64_t(std::numeric_limits<std::uint32_t>::max()))
+    return;
+  const std::vector<std::int64_t> all = offsets();
+  // Group g owns offsets [lowest + g * width, lowest + (g + 1) * width).
+  const std::int64_t width = (highest - lowest) / group_count + 1;
+  auto group_of = [&](std::int64_t offset) {
+    return static_cast<std::size_t>((offset - lowest) / width);
+  };
+  groups.starts.assign(static_cast<std::size_t>(group_count) + 1, 0);
+  for (const std::int64_t o : all) ++groups.starts[group_of(o) + 1];
+  for (std::size_t g = 1; g < groups.starts.size(); ++g) groups.starts[g] += groups.starts[g - 1];
+  std::vector<std::int64_t> next(groups.starts.begin(), groups.starts.end() - 1);
+  groups.targets.resize(all.size());
+  groups.positions.resize(all.size());
+  for (std::size_t p = 0; p < all.size(); ++p) {  // a stable counting sort by group
+    const auto at = static_cast<std::size_t>(next[group_of(all[p])]++);
+    groups.targets[at] = all[p];
+    groups.positions[at] = static_cast<std::uint32_t>(p);
+  }
+}
 
 IndexList IndexList::from(std::vector<std::int64_t> offsets, std::int64_t min_run) {
   min_run = std::max<std::int64_t>(min_run, 2);
@@ -67,6 +110,7 @@ IndexList IndexList::from(std::vector<std::int64_t> offsets, std::int64_t min_ru
     list.singles = std::move(offsets);
     if (list.singles.capacity() > static_cast<std::size_t>(n + n / 4 + 64))
       list.singles.shrink_to_fit();
+    plan_groups(list);
     return list;
   }
   // The singles are compacted to the front of `offsets` itself (a single is
@@ -92,6 +136,7 @@ IndexList IndexList::from(std::vector<std::int64_t> offsets, std::int64_t min_ru
   // Plan memory is what the schedule keeps for its life: no large slack.
   if (list.singles.capacity() > kept + kept / 4 + 64) list.singles.shrink_to_fit();
   list.segments.shrink_to_fit();
+  plan_groups(list);
   return list;
 }
 

@@ -9,6 +9,7 @@
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include <adlib/runtime/detail/device_index_list.hpp>
@@ -208,9 +209,9 @@ TEST(SerialIndexList, SortedListsCombineAsIfUnpackedOneAfterTheOther) {
     for (std::size_t l = 0; l < targets.size(); ++l)
       for (std::size_t k = 0; k < targets[l].size(); ++k)
         want[targets[l][k]] = (3 * want[targets[l][k]] + values[l][k]) % kModulus;
-    std::vector<std::int64_t> positions(targets.size());
-    adlib::detail::combine_sorted_lists<long long>(space, memory.data(), lists.data(), count,
-                                                   positions.data(), ordered);
+    adlib::detail::SortedWalkSpace<adlib::detail::SortedContributions> work;
+    adlib::detail::combine_sorted_lists<long long>(space, memory.data(), lists.data(), count, work,
+                                                   ordered);
     ASSERT_EQ(memory, want) << "trial " << trial;
   }
 }
@@ -267,6 +268,13 @@ TEST(SerialIndexList, PiecesGiveTheOnePieceResult) {
     for (std::size_t k = 0; k < source.size(); ++k)
       source[k] = other.empty() ? static_cast<std::int64_t>(k) % span : other[k % other.size()];
     const IndexList source_list = IndexList::from(source);
+    // The same lists as threaded builds plan them for combining: targets
+    // grouped (IndexList::TargetGroups; from() plans none on Serial), and a
+    // source of singles only, which the grouped copy reads by position.
+    IndexList grouped = list;
+    grouped.group_targets(static_cast<int>(rng.uniform(2, 9)));
+    const IndexList source_singles =
+        IndexList::from(source, std::numeric_limits<std::int64_t>::max());
     std::vector<long long> memory(span);
     for (std::size_t i = 0; i < memory.size(); ++i) memory[i] = 10 * static_cast<long long>(i) + 1;
     std::vector<long long> values(offsets.size());
@@ -304,8 +312,71 @@ TEST(SerialIndexList, PiecesGiveTheOnePieceResult) {
       ASSERT_EQ(replaced, want_replaced) << "trial " << trial << " pieces " << pieces;
       ASSERT_EQ(combined, want_combined) << "trial " << trial << " pieces " << pieces;
       ASSERT_EQ(copy, want_copy) << "trial " << trial << " pieces " << pieces;
+      std::vector<long long> grouped_combined(span, 1), grouped_copy(span, 1),
+          grouped_run_copy(span, 1);
+      adlib::detail::unpack_indices<long long>(space, grouped_combined.data(), grouped,
+                                               values.data(), ordered, split);
+      adlib::detail::copy_indices<long long>(space, grouped_copy.data(), grouped, memory.data(),
+                                             source_singles, ordered, split);
+      space.fence();
+      ASSERT_EQ(grouped_combined, want_combined) << "trial " << trial << " pieces " << pieces;
+      ASSERT_EQ(grouped_copy, want_copy) << "trial " << trial << " pieces " << pieces;
+    }
+    // A source that is one run (read by position as well).
+    if (!offsets.empty() && static_cast<std::int64_t>(offsets.size()) <= span) {
+      Offsets run(offsets.size());
+      for (std::size_t k = 0; k < run.size(); ++k) run[k] = static_cast<std::int64_t>(k);
+      std::vector<long long> want(span, 1), got(span, 1);
+      for (std::size_t k = 0; k < offsets.size(); ++k)
+        want[offsets[k]] = (3 * want[offsets[k]] + memory[k]) % kModulus;
+      adlib::detail::copy_indices<long long>(space, got.data(), grouped, memory.data(),
+                                             IndexList::from(run), ordered,
+                                             adlib::detail::IndexPieces{4});
+      space.fence();
+      ASSERT_EQ(got, want) << "trial " << trial;
     }
   }
+}
+
+// from() groups an unsorted list with repeats for the host's threads, two
+// groups per thread, and nothing else (the .threads4 run checks the
+// threaded side; Serial plans none).
+TEST(SerialIndexList, GroupsTargetsForTheHostThreads) {
+  adlib_test::Rng rng(31);
+  Offsets repeated(20000);
+  for (auto& t : repeated) t = rng.uniform(0, 5000);
+  const int threads = Kokkos::DefaultHostExecutionSpace().concurrency();
+  const IndexList list = IndexList::from(repeated);
+  ASSERT_TRUE(list.repeats);
+  EXPECT_EQ(list.groups.count(), threads > 1 ? adlib::kTargetGroupsPerThread * threads : 0);
+  if (list.groups.count() > 0) {
+    EXPECT_EQ(list.groups.starts.back(), list.count);
+    EXPECT_GE(list.bytes(), 12u * static_cast<std::size_t>(list.count));
+  }
+  Offsets sorted = repeated;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(IndexList::from(sorted).groups.count(), 0);  // sorted: pieces split by position
+  Offsets distinct(20000);
+  for (std::size_t k = 0; k < distinct.size(); ++k)
+    distinct[k] = static_cast<std::int64_t>((k * 7919) % distinct.size());
+  EXPECT_EQ(IndexList::from(distinct).groups.count(), 0);  // nothing repeats
+  // Groups cover every entry once, each target in one group, list order kept.
+  IndexList grouped = list;
+  grouped.group_targets(5);
+  ASSERT_EQ(grouped.groups.count(), 5);
+  std::vector<std::int64_t> last_position(5001, -1);
+  std::vector<int> group_of(5001, -1);
+  for (int g = 0; g < 5; ++g)
+    for (std::int64_t j = grouped.groups.starts[g]; j < grouped.groups.starts[g + 1]; ++j) {
+      const std::int64_t t = grouped.groups.targets[j];
+      const std::int64_t p = grouped.groups.positions[j];
+      ASSERT_EQ(t, repeated[p]);
+      ASSERT_TRUE(group_of[t] == -1 || group_of[t] == g) << "target " << t << " in two groups";
+      group_of[t] = g;
+      ASSERT_GT(p, last_position[t]) << "list order lost for target " << t;
+      last_position[t] = p;
+    }
+  EXPECT_EQ(grouped.groups.starts.back(), grouped.count);
 }
 
 // The merged walks split memory into pieces: every split combines (and
@@ -337,16 +408,19 @@ TEST(SerialIndexList, MergedWalksInPiecesGiveTheOnePieceResult) {
     for (std::size_t l = 0; l < targets.size(); ++l)
       for (std::size_t k = 0; k < targets[l].size(); ++k)
         want[targets[l][k]] = (3 * want[targets[l][k]] + values[l][k]) % kModulus;
-    for (int pieces = 1; pieces <= 5; ++pieces) {
+    // Workspaces kept across calls, as RouteCopies keeps them: they grow
+    // with the pieces, and stale parts must not leak into the next walk.
+    adlib::detail::SortedWalkSpace<adlib::detail::SortedContributions> combine_work;
+    adlib::detail::SortedWalkSpace<adlib::detail::SortedReads> read_work;
+    for (const int pieces : {3, 1, 5, 2, 4}) {
       const adlib::detail::IndexPieces split{pieces};
       std::vector<adlib::detail::SortedContributions> lists;
       for (std::size_t l = 0; l < targets.size(); ++l)
         lists.push_back(
             {targets[l].data(), values[l].data(), static_cast<std::int64_t>(targets[l].size())});
       std::vector<long long> combined(memory);
-      std::vector<std::int64_t> positions(targets.size());
       adlib::detail::combine_sorted_lists<long long>(space, combined.data(), lists.data(), count,
-                                                     positions.data(), ordered, split);
+                                                     combine_work, ordered, split);
       space.fence();
       ASSERT_EQ(combined, want) << "trial " << trial << " pieces " << pieces;
       // Reads: every list but the first packs, the first copies into
@@ -366,7 +440,7 @@ TEST(SerialIndexList, MergedWalksInPiecesGiveTheOnePieceResult) {
         }
       }
       adlib::detail::read_sorted_lists<long long>(space, memory.data(), reads.data(), count,
-                                                  positions.data(), ordered, split);
+                                                  read_work, ordered, split);
       space.fence();
       for (std::size_t l = 0; l < targets.size(); ++l) {
         const auto n = targets[l].size();

@@ -25,7 +25,9 @@
 ///   applies, in list order, every value aimed into it: each target receives
 ///   its values in list order from one thread, as in the one-piece loop.  A
 ///   sorted list gives each piece a stretch of positions (repeats never
-///   straddle two); an unsorted one is read by every piece, each applying
+///   straddle two); an unsorted one gives each piece a stretch of its
+///   target groups (IndexList::TargetGroups, planned with the list), or,
+///   where none were planned, is read whole by every piece, each applying
 ///   what it owns;
 /// - the merged walks split the memory they walk into ranges of offsets,
 ///   each piece walking its range through every list.
@@ -36,6 +38,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include <adlib/runtime/combine.hpp>
@@ -221,6 +224,58 @@ void unpack_positions(T* memory, const IndexList& list, const T* buffer, std::in
   }
 }
 
+/// Where piece k of `pieces` starts among the entries of `groups`: at the
+/// group boundary nearest above an equal share of the entries, so that
+/// pieces carry about equal work and no group is split.
+inline std::int64_t group_piece_start(const IndexList::TargetGroups& groups, int pieces, int k) {
+  const std::int64_t total = groups.starts.back();
+  const std::int64_t share = piece_start(total, pieces, k);
+  return *std::lower_bound(groups.starts.begin(), groups.starts.end(), share);
+}
+
+/// Memory at the grouped entries [begin, end) of `list` combined with the
+/// buffer's values at their positions: the entries' targets in group order,
+/// list order within a target.
+template <class T, class Combine>
+void unpack_grouped(T* memory, const IndexList::TargetGroups& groups, const T* buffer,
+                    std::int64_t begin, std::int64_t end, const Combine& combine) {
+  const std::int64_t* targets = groups.targets.data();
+  const std::uint32_t* positions = groups.positions.data();
+  const std::int64_t ahead = end - kIndexPrefetchDistance;
+  for (std::int64_t j = begin; j < end; ++j) {
+    // The values are read by position, a scattered walk: ask for them ahead.
+    if (j < ahead) {
+      prefetch_for_read(buffer + positions[j + kIndexPrefetchDistance]);
+      prefetch_for_write(memory + targets[j + kIndexPrefetchDistance]);
+    }
+    combine(memory[targets[j]], buffer[positions[j]]);
+  }
+}
+
+/// A source list whose offset at a list position is found without a
+/// search: all singles, or one run (a local copy's source usually is one or
+/// the other).
+inline bool offsets_by_position(const IndexList& list) {
+  return list.all_singles() || (list.segments.size() == 1 && list.segments.front().run);
+}
+
+/// dst at the grouped entries [begin, end) of dst_list combined with src at
+/// src_list's same positions (offsets_by_position(src_list)).
+template <class T, class Combine>
+void copy_grouped(T* dst, const IndexList::TargetGroups& groups, const T* src,
+                  const IndexList& src_list, std::int64_t begin, std::int64_t end,
+                  const Combine& combine) {
+  const std::int64_t* targets = groups.targets.data();
+  const std::uint32_t* positions = groups.positions.data();
+  if (src_list.all_singles()) {
+    const std::int64_t* sources = src_list.singles.data();
+    for (std::int64_t j = begin; j < end; ++j) combine(dst[targets[j]], src[sources[positions[j]]]);
+  } else {
+    const T* from = src + src_list.segments.front().first;
+    for (std::int64_t j = begin; j < end; ++j) combine(dst[targets[j]], from[positions[j]]);
+  }
+}
+
 /// dst at dst_list's positions [begin, end) combined with src at src_list's
 /// same positions, where `owned` accepts the target: the two lists are
 /// walked together a stretch at a time, a stretch ending where either
@@ -320,6 +375,14 @@ void unpack_indices(const ExecSpace& space, T* memory, const IndexList& list, co
     });
     return;
   }
+  if (list.groups.count() > 1) {
+    const int grouped = std::min(n, list.groups.count());
+    host_for("adlib::unpack_indices", space, grouped, list.count, [=](int k) {
+      unpack_grouped(memory, l->groups, buffer, group_piece_start(l->groups, grouped, k),
+                     group_piece_start(l->groups, grouped, k + 1), combine);
+    });
+    return;
+  }
   host_for("adlib::unpack_indices", space, n, list.count, [=](int k) {
     const TargetsBetween owned{owned_offsets_start(*l, n, k), owned_offsets_start(*l, n, k + 1)};
     unpack_positions(memory, *l, buffer, 0, l->count, combine, owned);
@@ -355,6 +418,14 @@ void copy_indices(const ExecSpace& space, T* dst, const IndexList& dst_list, con
       // One piece over lists of unequal counts: dst_list's count may pass src_list's.
       copy_positions(dst, *to, src, *from, std::min(begin, count), std::min(end, count), combine,
                      EveryTarget{});
+    });
+    return;
+  }
+  if (dst_list.groups.count() > 1 && offsets_by_position(src_list)) {
+    const int grouped = std::min(n, dst_list.groups.count());
+    host_for("adlib::copy_indices", space, grouped, count, [=](int k) {
+      copy_grouped(dst, to->groups, src, *from, group_piece_start(to->groups, grouped, k),
+                   group_piece_start(to->groups, grouped, k + 1), combine);
     });
     return;
   }
@@ -421,6 +492,30 @@ void walk_sorted_lists(int count, std::int64_t stretch, std::int64_t* positions,
   }
 }
 
+/// What a merged walk works in, kept by its caller between executions so
+/// that no execution allocates: per piece, its part of each list and that
+/// part's cursor.  It grows to the largest walk it has served.
+template <class List>
+struct SortedWalkSpace {
+  std::vector<List> parts;            ///< piece k's parts are [k * lists, (k + 1) * lists)
+  std::vector<std::int64_t> cursors;  ///< the same, one cursor per part
+  /// Room for `pieces` pieces over `lists` lists.
+  void fit(int pieces, int lists) {
+    const auto n = static_cast<std::size_t>(std::max(pieces, 1)) *
+                   static_cast<std::size_t>(std::max(lists, 0));
+    if (parts.size() < n) parts.resize(n);
+    if (cursors.size() < n) cursors.resize(n);
+  }
+};
+
+/// Elements in `count` lists (each with a `count` member).
+template <class List>
+std::int64_t total_elements(const List* lists, int count) {
+  std::int64_t elements = 0;
+  for (int l = 0; l < count; ++l) elements += lists[l].count;
+  return elements;
+}
+
 /// Where the pieces of a merged walk split memory: piece k walks the
 /// offsets in [sorted_piece_bound(k), sorted_piece_bound(k + 1)), the
 /// bounds taken at equal steps through the longest list so that pieces
@@ -431,30 +526,27 @@ inline std::int64_t sorted_piece_bound(const SortedOffsets& longest, int pieces,
   return longest.offsets[piece_start(longest.count, pieces, k)];
 }
 
-/// Runs `walk(lists, begins, ends)` for each of `pieces` pieces of a merged
-/// walk over `count` lists of ascending offsets (`offsets_of(l)`): piece
-/// k's part of list l is [begins[l], ends[l]).  One piece walks everything.
+/// The entries of an ascending list whose offsets lie in [low, high): the
+/// first, and one past the last.
+inline std::pair<std::int64_t, std::int64_t> entries_between(const SortedOffsets& list,
+                                                             std::int64_t low, std::int64_t high) {
+  const std::int64_t* last = list.offsets + list.count;
+  return {std::lower_bound(list.offsets, last, low) - list.offsets,
+          std::lower_bound(list.offsets, last, high) - list.offsets};
+}
+
+/// Runs `walk(k, low, high)` for each piece k of a merged walk over `count`
+/// lists of ascending offsets (`offsets_of(l)`) holding `elements` in all:
+/// piece k walks the offsets in [low, high).  One piece walks everything.
 template <class ExecSpace, class OffsetsOf, class Walk>
 void run_sorted_pieces(const ExecSpace& space, const char* name, int count, int pieces,
-                       const OffsetsOf& offsets_of, const Walk& walk) {
+                       std::int64_t elements, const OffsetsOf& offsets_of, const Walk& walk) {
   SortedOffsets longest;
   for (int l = 0; l < count; ++l)
     if (offsets_of(l).count > longest.count) longest = offsets_of(l);
   if (longest.count == 0) pieces = 1;  // nothing to split by
-  std::int64_t elements = 0;
-  for (int l = 0; l < count; ++l) elements += offsets_of(l).count;
   host_for(name, space, count > 0 ? pieces : 0, elements, [=](int k) {
-    const std::int64_t low = sorted_piece_bound(longest, pieces, k);
-    const std::int64_t high = sorted_piece_bound(longest, pieces, k + 1);
-    std::vector<std::int64_t> begins(static_cast<std::size_t>(count));
-    std::vector<std::int64_t> ends(begins.size());
-    for (int l = 0; l < count; ++l) {
-      const SortedOffsets list = offsets_of(l);
-      const std::int64_t* last = list.offsets + list.count;
-      begins[l] = std::lower_bound(list.offsets, last, low) - list.offsets;
-      ends[l] = std::lower_bound(list.offsets, last, high) - list.offsets;
-    }
-    walk(begins.data(), ends.data());
+    walk(k, sorted_piece_bound(longest, pieces, k), sorted_piece_bound(longest, pieces, k + 1));
   });
 }
 
@@ -493,39 +585,44 @@ void combine_sorted_walk(T* memory, const SortedContributions* lists, int count,
 /// contributions list by list and in list order, exactly as if the lists
 /// were unpacked one after the other (unpack_indices), while each line of
 /// `memory` is read and written about once instead of once per list.
-/// `positions` is workspace for `count` cursors (in one piece; more pieces
-/// keep their own).
+/// `work` is the caller's workspace (kept between calls); pieces split
+/// `memory` into ranges of offsets.
 template <class T, class ExecSpace, class Combine>
 void combine_sorted_lists(const ExecSpace& space, T* memory, const SortedContributions* lists,
-                          int count, std::int64_t* positions, Combine combine, IndexPieces pieces) {
+                          int count, SortedWalkSpace<SortedContributions>& work, Combine combine,
+                          IndexPieces pieces) {
   require_host_for_indices<ExecSpace>();
+  work.fit(pieces.count, count);
   if (pieces.count <= 1) {
-    // One piece: on the calling thread, with the caller's cursors.
-    if (count > 0) combine_sorted_walk(memory, lists, count, positions, combine);
+    // One piece: on the calling thread.
+    if (count > 0) combine_sorted_walk(memory, lists, count, work.cursors.data(), combine);
     return;
   }
+  SortedContributions* parts = work.parts.data();
+  std::int64_t* cursors = work.cursors.data();
   run_sorted_pieces(
-      space, "adlib::combine_sorted_lists", count, pieces.count,
+      space, "adlib::combine_sorted_lists", count, pieces.count, total_elements(lists, count),
       [=](int l) {
         return SortedOffsets{lists[l].targets, lists[l].count};
       },
-      [=](const std::int64_t* begins, const std::int64_t* ends) {
-        std::vector<SortedContributions> part(static_cast<std::size_t>(count));
-        std::vector<std::int64_t> cursors(part.size());
-        for (int l = 0; l < count; ++l)
-          part[l] = {lists[l].targets + begins[l],
-                     static_cast<const T*>(lists[l].values) + begins[l], ends[l] - begins[l]};
-        combine_sorted_walk(memory, part.data(), count, cursors.data(), combine);
+      [=](int k, std::int64_t low, std::int64_t high) {
+        SortedContributions* part = parts + static_cast<std::ptrdiff_t>(k) * count;
+        for (int l = 0; l < count; ++l) {
+          const auto [first, end] =
+              entries_between(SortedOffsets{lists[l].targets, lists[l].count}, low, high);
+          part[l] = {lists[l].targets + first, static_cast<const T*>(lists[l].values) + first,
+                     end - first};
+        }
+        combine_sorted_walk(memory, part, count, cursors + static_cast<std::ptrdiff_t>(k) * count,
+                            combine);
       });
 }
 /// combine_sorted_lists() in one piece per thread of `space`.
 template <class T, class ExecSpace, class Combine>
 void combine_sorted_lists(const ExecSpace& space, T* memory, const SortedContributions* lists,
-                          int count, std::int64_t* positions, Combine combine) {
-  std::int64_t elements = 0;
-  for (int l = 0; l < count; ++l) elements += lists[l].count;
-  combine_sorted_lists<T>(space, memory, lists, count, positions, combine,
-                          index_pieces(space, elements));
+                          int count, SortedWalkSpace<SortedContributions>& work, Combine combine) {
+  combine_sorted_lists<T>(space, memory, lists, count, work, combine,
+                          index_pieces(space, total_elements(lists, count)));
 }
 
 /// One list for read_sorted_lists: memory[sources[i]] goes to to[i] (a pack:
@@ -572,48 +669,53 @@ void read_sorted_walk(const T* memory, const SortedReads* lists, int count, std:
 /// Reads every list's elements from `memory` in one walk over it, the
 /// lists taking turns by stretches of it as in combine_sorted_lists: packs
 /// copy, local copies combine (`combine`) into their targets.  Each line of
-/// `memory` is read about once instead of once per list.  `positions` is
-/// workspace for `count` cursors (in one piece).  Pieces split `memory`; a
+/// `memory` is read about once instead of once per list.  `work` is the
+/// caller's workspace (kept between calls).  Pieces split `memory`; a
 /// local copy whose targets repeat keeps the walk in one piece (its
 /// targets would be shared between pieces).
 template <class T, class ExecSpace, class Combine>
 void read_sorted_lists(const ExecSpace& space, const T* memory, const SortedReads* lists, int count,
-                       std::int64_t* positions, Combine combine, IndexPieces pieces) {
+                       SortedWalkSpace<SortedReads>& work, Combine combine, IndexPieces pieces) {
   require_host_for_indices<ExecSpace>();
   bool shared_targets = false;
   for (int l = 0; l < count; ++l) shared_targets = shared_targets || lists[l].to_repeats;
   if (pieces.count <= 1 || shared_targets) {
-    // One piece: on the calling thread, with the caller's cursors.
-    if (count > 0) read_sorted_walk(memory, lists, count, positions, combine);
+    // One piece: on the calling thread.
+    work.fit(1, count);
+    if (count > 0) read_sorted_walk(memory, lists, count, work.cursors.data(), combine);
     return;
   }
+  work.fit(pieces.count, count);
+  SortedReads* parts = work.parts.data();
+  std::int64_t* cursors = work.cursors.data();
   run_sorted_pieces(
-      space, "adlib::read_sorted_lists", count, pieces.count,
+      space, "adlib::read_sorted_lists", count, pieces.count, total_elements(lists, count),
       [=](int l) {
         return SortedOffsets{lists[l].sources, lists[l].count};
       },
-      [=](const std::int64_t* begins, const std::int64_t* ends) {
-        std::vector<SortedReads> part(lists, lists + count);
-        std::vector<std::int64_t> cursors(part.size());
+      [=](int k, std::int64_t low, std::int64_t high) {
+        SortedReads* part = parts + static_cast<std::ptrdiff_t>(k) * count;
         for (int l = 0; l < count; ++l) {
-          part[l].sources += begins[l];
-          part[l].count = ends[l] - begins[l];
+          const auto [first, end] =
+              entries_between(SortedOffsets{lists[l].sources, lists[l].count}, low, high);
+          part[l] = lists[l];
+          part[l].sources += first;
+          part[l].count = end - first;
           if (part[l].to_offsets != nullptr)
-            part[l].to_offsets += begins[l];
+            part[l].to_offsets += first;
           else
-            part[l].to = static_cast<T*>(part[l].to) + begins[l];
+            part[l].to = static_cast<T*>(part[l].to) + first;
         }
-        read_sorted_walk(memory, part.data(), count, cursors.data(), combine);
+        read_sorted_walk(memory, part, count, cursors + static_cast<std::ptrdiff_t>(k) * count,
+                         combine);
       });
 }
 /// read_sorted_lists() in one piece per thread of `space`.
 template <class T, class ExecSpace, class Combine>
 void read_sorted_lists(const ExecSpace& space, const T* memory, const SortedReads* lists, int count,
-                       std::int64_t* positions, Combine combine) {
-  std::int64_t elements = 0;
-  for (int l = 0; l < count; ++l) elements += lists[l].count;
-  read_sorted_lists<T>(space, memory, lists, count, positions, combine,
-                       index_pieces(space, elements));
+                       SortedWalkSpace<SortedReads>& work, Combine combine) {
+  read_sorted_lists<T>(space, memory, lists, count, work, combine,
+                       index_pieces(space, total_elements(lists, count)));
 }
 
 }  // namespace adlib::detail

@@ -163,9 +163,8 @@ class RouteCopies {
              incoming + routed.buffer_offset + static_cast<std::int64_t>(array) * m.count,
              m.indices.count});
       }
-      merged_positions_.resize(merged_lists_.size());
       combine_sorted_lists<T>(space_, dst, merged_lists_.data(),
-                              static_cast<int>(merged_lists_.size()), merged_positions_.data(),
+                              static_cast<int>(merged_lists_.size()), merged_combine_work_,
                               combine);
     }
   }
@@ -186,10 +185,8 @@ class RouteCopies {
         merged_reads_.push_back({pack.list->singles.data(),
                                  buffer + pack.buffer_offset + array * pack.array_stride, nullptr,
                                  pack.list->count, false});
-      merged_positions_.resize(merged_reads_.size());
       read_sorted_lists<T>(space_, src, merged_reads_.data(),
-                           static_cast<int>(merged_reads_.size()), merged_positions_.data(),
-                           combine);
+                           static_cast<int>(merged_reads_.size()), merged_read_work_, combine);
     }
   }
 
@@ -197,11 +194,12 @@ class RouteCopies {
   execution_space space_{};
   /// The plan's index lists in MemorySpace, by list (prepare()).
   std::unordered_map<const IndexList*, DeviceIndexList<MemorySpace>> device_lists_;
-  /// The lists and cursors of the merged walks (kept: no allocation per
+  /// The lists and workspaces of the merged walks (kept: no allocation per
   /// execution after the first).
   std::vector<SortedContributions> merged_lists_;
   std::vector<SortedReads> merged_reads_;
-  std::vector<std::int64_t> merged_positions_;
+  SortedWalkSpace<SortedContributions> merged_combine_work_;
+  SortedWalkSpace<SortedReads> merged_read_work_;
 };
 
 }  // namespace adlib::detail
