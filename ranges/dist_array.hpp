@@ -230,9 +230,13 @@ class DistArray {
 
   /// Calls f(position, value&) for every element this process holds, where
   /// position is the element's index in this array (section) index space.
-  /// Host-accessible memory only; see fill() for any memory space.
+  /// Host-accessible memory only (a compile-time check): read other memory
+  /// through host_mirror(), set it with fill().
   template <class F>
   void for_each_local(F&& f) const {
+    static_assert(Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible,
+                  "for_each_local runs on the host: read device memory through host_mirror(), "
+                  "set it with fill()");
     if (!holds_data()) return;
     // (position, memory offset) of each held index, per dimension.
     std::array<std::vector<std::pair<Index, Index>>, Rank> axes;
@@ -270,6 +274,23 @@ class DistArray {
     DistArray<T, Rank, typename decltype(host)::memory_space> mirror(*this, host);
     mirror.for_each_local([&](const Position& p, T& v) { v = value(p); });
     Kokkos::deep_copy(view_, host);
+  }
+
+  /// This process's block where the host can read it, as an array of the
+  /// same layout (a section stays that section): this array itself, sharing
+  /// its memory, when the host can address that memory; otherwise a copy
+  /// in host memory, taken now (Kokkos::create_mirror_view_and_copy), that
+  /// later writes on either side do not reach.  For checks and output:
+  /// @code
+  ///   a.host_mirror().for_each_local([](auto g, double v) { ... });
+  /// @endcode
+  auto host_mirror() const {
+    if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
+      return *this;
+    } else {
+      auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view_);
+      return DistArray<T, Rank, typename decltype(host)::memory_space>(*this, host);
+    }
   }
 
   /// Is this array laid over memory given to wrap()?

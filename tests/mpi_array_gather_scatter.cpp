@@ -598,7 +598,8 @@ TEST(ArrayGatherScatter, DestinationSharingMemoryWithSourceIsRefusedEverywhere) 
     adlib_test::expect_error_everywhere([&] { put.execute(y, y); }, "share memory");
     fetch.execute(z, y);
     int wrong = 0;
-    z.for_each_local([&](auto g, double v) { wrong += v != 500.0 + double(9 - g[0]); });
+    z.host_mirror().for_each_local(
+        [&](auto g, double v) { wrong += v != 500.0 + double(9 - g[0]); });
     EXPECT_EQ(wrong, 0);
   }
   // Disjoint halves of one array: y[0:5] = y[5 + t[i]] with t[i] = 4 - i.
@@ -611,7 +612,7 @@ TEST(ArrayGatherScatter, DestinationSharingMemoryWithSourceIsRefusedEverywhere) 
   t.fill([](const std::array<Index, 1>& p) { return 4 - p[0]; });
   adlib::gather(low, high, std::array{t});
   int wrong = 0;
-  w.for_each_local(
+  w.host_mirror().for_each_local(
       [&](auto g, double v) { wrong += v != (g[0] < 5 ? double(5 + 4 - g[0]) : double(g[0])); });
   EXPECT_EQ(wrong, 0);
 }

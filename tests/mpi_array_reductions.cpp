@@ -140,6 +140,16 @@ bool same_everywhere(const T& x) {
   return low == high;
 }
 
+// A user's operation as device code may run it (a named functor: a plain
+// host lambda would not compile into a device kernel): the largest absolute
+// value.
+struct LargestMagnitude {
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t& target, const std::int64_t& value) const {
+    const std::int64_t magnitude = value < 0 ? -value : value;
+    if (target < magnitude) target = magnitude;
+  }
+};
+
 template <int Rank>
 void run_config(const adlib::Comm& comm, const SideSpec& spec, const adlib::Configuration& config) {
   adlib::ProcessGrid grid(comm, spec.grid_shape);
@@ -183,11 +193,7 @@ void run_config(const adlib::Comm& comm, const SideSpec& spec, const adlib::Conf
     EXPECT_EQ(masked.value, member ? ref.masked_max : lowest);
     expect_location<Rank>(masked, member ? ref.masked_maxloc : -1, shape);
     // A user's operation: the largest absolute value.
-    const auto largest = r.reduce(a, adlib::op::combine([](std::int64_t& t, const std::int64_t& v) {
-                                    const std::int64_t w = v < 0 ? -v : v;
-                                    if (t < w) t = w;
-                                  }),
-                                  std::int64_t(0));
+    const auto largest = r.reduce(a, adlib::op::combine(LargestMagnitude{}), std::int64_t(0));
     std::int64_t expected = 0;
     for (Index l = 0; l < n && member; ++l)
       expected = std::max<std::int64_t>(expected, std::abs(value_at(l)));

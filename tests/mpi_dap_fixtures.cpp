@@ -102,7 +102,8 @@ void import_and_remap(Descriptor mine, const std::vector<Descriptor>& all) {
   adlib::DistArray<double, R> native(adlib::ArrayLayout(grid, adlib::bind_ranges(grid, specs)));
   adlib::remap(native, a);
   long long wrong = 0;
-  native.for_each_local([&](const auto& g, double v) { wrong += v != value_at<R>(g); });
+  native.host_mirror().for_each_local(
+      [&](const auto& g, double v) { wrong += v != value_at<R>(g); });
   EXPECT_EQ(wrong, 0);
 }
 

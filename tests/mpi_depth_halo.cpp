@@ -275,11 +275,19 @@ TEST(DepthHalo, AccumulateCombinesHaloValuesIntoOwners) {
   }
 }
 
+// a <- 3a + b, a user's operation as device code may run it (a named
+// functor: a host lambda would not compile into a device kernel).
+struct TripleAndAdd {
+  KOKKOS_INLINE_FUNCTION void operator()(double& target, const double& value) const {
+    target = 3 * target + value;
+  }
+};
+
 TEST(DepthHalo, AccumulateOrderIsFixed) {
   adlib::Comm comm(MPI_COMM_WORLD);
   const int me = world_rank(), P = world_size();
   // a <- 3a + b is not commutative: the result pins the order.
-  auto combine = adlib::op::combine([](double& t, double v) { t = 3 * t + v; });
+  auto combine = adlib::op::combine(TripleAndAdd{});
   const Case c = draw(4242);
   const adlib::UnstructuredLayout layout = layout_of(c, comm);
   Field u(layout);

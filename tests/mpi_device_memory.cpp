@@ -35,15 +35,6 @@ struct AddTwice {
   }
 };
 
-// A host copy of `array` (its local block, ghosts included), as a DistArray
-// of the same layout: what a test may read.
-template <class T, int Rank>
-adlib::DistArray<T, Rank, Kokkos::HostSpace> host_copy(
-    const adlib::DistArray<T, Rank, Space>& array) {
-  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), array.local_view());
-  return adlib::DistArray<T, Rank, Kokkos::HostSpace>(array, host);
-}
-
 // A View in the default space holding `values`.
 template <class T>
 Kokkos::View<T*, Space> device_copy(const std::vector<T>& values) {
@@ -78,7 +69,8 @@ TEST(DeviceMemory, RemapAndHaloCheckedThroughMirrors) {
     Kokkos::deep_copy(c.local_view(), -1.0);
     remap.execute(c, u);
     int wrong = 0;
-    host_copy(c).for_each_local([&](const Position& g, double v) { wrong += v != value_at(g[0]); });
+    c.host_mirror().for_each_local(
+        [&](const Position& g, double v) { wrong += v != value_at(g[0]); });
     EXPECT_EQ(wrong, 0) << "repeat " << repeat;
   }
 
@@ -86,7 +78,7 @@ TEST(DeviceMemory, RemapAndHaloCheckedThroughMirrors) {
   // block is the left ghost, the last the right one.
   adlib::WriteHalo halo(u);
   halo.execute(u);
-  auto host = host_copy(u);
+  auto host = u.host_mirror();
   Index first = n, owned = 0;
   host.for_each_local([&](const Position& g, double) {
     first = std::min(first, g[0]);
@@ -135,7 +127,7 @@ TEST(DeviceMemory, GatherAndScatterWithRepeatsAndAUserCombine) {
     for (std::size_t k = 0; k < theirs.size(); ++k) added[theirs[k]] += 2.0 * double(k + 1);
   }
   int wrong = 0;
-  host_copy(x).for_each_local([&](const Position& g, double v) {
+  x.host_mirror().for_each_local([&](const Position& g, double v) {
     const auto found = added.find(g[0]);
     wrong += v != value_at(g[0]) + (found == added.end() ? 0.0 : found->second);
   });
@@ -158,7 +150,7 @@ TEST(DeviceMemory, ArrayGatherAndReductions) {
   adlib::ArrayGather pick(picked, matrix, std::array{rows, cols});
   pick.execute(picked, matrix);
   int wrong = 0;
-  host_copy(picked).for_each_local([&](const Position& i, double v) {
+  picked.host_mirror().for_each_local([&](const Position& i, double v) {
     wrong += v != 10.0 * double(n - 1 - i[0]) + double(i[0] % 3);
   });
   EXPECT_EQ(wrong, 0);

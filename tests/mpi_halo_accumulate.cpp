@@ -159,6 +159,14 @@ TEST(HaloAccumulate, Random3D) {
   run_random<3>(40, 23);
 }
 
+// A user's operation as device code may run it: a named functor (a plain
+// host lambda would not compile into a device kernel).
+struct Subtract {
+  KOKKOS_INLINE_FUNCTION void operator()(long long& target, const long long& value) const {
+    target -= value;
+  }
+};
+
 // The finite-element assembly of the docs, in small: a periodic 1-D line of
 // cells where every rank's two ghost cells hold 1: after accumulate every
 // owned boundary cell has gained 1 per neighbour that holds it as a ghost.
@@ -190,7 +198,7 @@ TEST(HaloAccumulate, IntegersAndAUserOperation) {
   // A user's operation: the arriving values are subtracted.
   Kokkos::deep_copy(a.local_view(), 1LL);
   a.fill([](const std::array<Index, 1>&) { return 100LL; });
-  halo.accumulate(a, adlib::op::combine([](long long& t, long long v) { t -= v; }));
+  halo.accumulate(a, adlib::op::combine(Subtract{}));
   Kokkos::deep_copy(host, a.local_view());
   for (Index l = owned.begin(0); l < owned.end(0); ++l) EXPECT_LE(host(l), 100);
 }

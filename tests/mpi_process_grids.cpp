@@ -30,7 +30,7 @@ double value_at(Index g0, Index g1) {
 template <class Array>
 long long check_values(const Array& a, const char* what) {
   long long checked = 0;
-  a.for_each_local([&](auto g, double v) {
+  a.host_mirror().for_each_local([&](auto g, double v) {
     ++checked;
     ASSERT_EQ(v, value_at(g[0], g[1])) << what << " at (" << g[0] << "," << g[1] << ")";
   });
@@ -113,7 +113,7 @@ TEST(ProcessGrids, SideBySideGridsOverRankListsRemapIntoEachOther) {
   adlib::remap(halo_b, on_a);
   adlib::write_halo(halo_b);
   if (halo_b.holds_data()) {
-    const auto v = halo_b.local_view();
+    const auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), halo_b.local_view());
     const int c = b.coordinate(me, 1);
     const Index first = b_cols_ghosts->global_index(c, 1);
     const Index count = b_cols_ghosts->local_count(c);
@@ -188,7 +188,7 @@ TEST(ProcessGrids, BlockCyclicWithSourceCoordinateRemapsToBlocks) {
       auto dst = other.section({adlib::Triplet{0, n0 - 1, 2}, adlib::Triplet{0, n1 - 2, 3}});
       adlib::remap(dst, part);
       long long checked = 0;
-      dst.for_each_local([&](auto p, double v) {
+      dst.host_mirror().for_each_local([&](auto p, double v) {
         ++checked;
         ASSERT_EQ(v, value_at(n0 - 1 - 2 * p[0], 1 + 3 * p[1]));
       });

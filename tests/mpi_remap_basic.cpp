@@ -27,7 +27,7 @@ TEST(RemapBasic, BlockToCyclic1D) {
   adlib::Remap<double, 1> r(dst, src);
   for (int rep = 0; rep < 3; ++rep) {
     r.execute(dst, src);
-    dst.for_each_local([](auto g, double v) { ASSERT_EQ(v, double(g[0])); });
+    dst.host_mirror().for_each_local([](auto g, double v) { ASSERT_EQ(v, double(g[0])); });
   }
   const auto all = adlib::gather_all(dst);
   for (Index i = 0; i < n; ++i) ASSERT_EQ(all[i], double(i));
@@ -54,8 +54,10 @@ TEST(RemapBasic, DeducesTemplateArgumentsFromTheArrays) {
   idst.fill([](auto) { return -1; });
   r.execute(dst, src);
   ir.execute(idst, isrc);
-  dst.for_each_local([&](auto g, double v) { EXPECT_EQ(v, double(g[0] * columns + g[1])); });
-  idst.for_each_local([&](auto g, int v) { EXPECT_EQ(v, int(g[0] * columns + g[1]) + 1000); });
+  dst.host_mirror().for_each_local(
+      [&](auto g, double v) { EXPECT_EQ(v, double(g[0] * columns + g[1])); });
+  idst.host_mirror().for_each_local(
+      [&](auto g, int v) { EXPECT_EQ(v, int(g[0] * columns + g[1]) + 1000); });
 }
 
 TEST(RemapBasic, BlockCyclicToBlock2DOnGrids) {
@@ -71,7 +73,8 @@ TEST(RemapBasic, BlockCyclicToBlock2DOnGrids) {
   adlib::DistArray<double, 2> dst(cols_grid, {dst_rows, dst_cols});
   src.fill([&](auto g) { return double(g[0] * n1 + g[1]); });
   adlib::remap(dst, src);
-  dst.for_each_local([&](auto g, double v) { ASSERT_EQ(v, double(g[0] * n1 + g[1])); });
+  dst.host_mirror().for_each_local(
+      [&](auto g, double v) { ASSERT_EQ(v, double(g[0] * n1 + g[1])); });
 }
 
 TEST(RemapBasic, ShapeMismatchThrowsEverywhere) {
@@ -100,11 +103,13 @@ TEST(DistArrayBasic, OwnedViewExcludesGhosts) {
   ASSERT_EQ(owned.extent(0), size_t(rows->local_count(coord)));
   ASSERT_EQ(a.local_view().extent(0), owned.extent(0) + 3);
   const adlib::Index first = rows->block_start(coord);
+  const auto owned_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), owned);
   for (size_t i = 0; i < owned.extent(0); ++i)
     for (size_t j = 0; j < owned.extent(1); ++j)
-      ASSERT_EQ(owned(i, j), double((first + adlib::Index(i)) * 5 + adlib::Index(j)));
+      ASSERT_EQ(owned_host(i, j), double((first + adlib::Index(i)) * 5 + adlib::Index(j)));
   // Ghost rows are untouched by fill().
-  for (size_t j = 0; j < 5; ++j) ASSERT_EQ(a.local_view()(0, j), 0.0);
+  const auto local_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.local_view());
+  for (size_t j = 0; j < 5; ++j) ASSERT_EQ(local_host(0, j), 0.0);
 }
 
 // Creation sets every element (ghosts included) to T() unless told
@@ -162,7 +167,7 @@ TEST(RemapBasic, OverlappingSectionsOfOneArrayAreRefused) {
   const auto even = x.section({adlib::Triplet{0, n - 2, 2}});
   const auto odd = x.section({adlib::Triplet{1, n - 1, 2}});
   adlib::remap(even, odd);
-  x.for_each_local([](auto g, double v) {
+  x.host_mirror().for_each_local([](auto g, double v) {
     ASSERT_EQ(v, double(g[0] % 2 == 0 && g[0] + 1 < n ? g[0] + 1 : g[0]));
   });
   // A schedule built for disjoint sections refuses overlapping arrays of

@@ -286,7 +286,7 @@ class Config {
     // The library's own view of the section must agree (positions it hands
     // out are section positions).
     const Array section = dst_parent.section(to_array<R>(dst_spec_.section));
-    section.for_each_local([&](const std::array<Index, R>& p, double v) {
+    section.host_mirror().for_each_local([&](const std::array<Index, R>& p, double v) {
       if (v != value_at_position(p, rep))
         problems.add(std::string(when) + ": for_each_local position " + where(p) + " holds " +
                      std::to_string(v));
@@ -537,7 +537,7 @@ TEST(RemapRandom, OtherElementTypes) {
     Kokkos::deep_copy(dst.local_view(), -1);
     adlib::remap(dst.section(reverse), src);
     int bad = 0;
-    dst.for_each_local([&](auto g, std::int64_t v) {
+    dst.host_mirror().for_each_local([&](auto g, std::int64_t v) {
       bad += v != (std::int64_t{1} << 40 | ((n0 - 1 - g[0]) * n1 + (n1 - 1 - g[1])));
     });
     EXPECT_EQ(bad, 0);
@@ -549,7 +549,7 @@ TEST(RemapRandom, OtherElementTypes) {
     for (int rep = 0; rep < 2; ++rep) {
       remap.execute(dst.section(reverse), src);
       int bad = 0;
-      dst.for_each_local([&](auto g, const Cell& c) {
+      dst.host_mirror().for_each_local([&](auto g, const Cell& c) {
         const Index i = n0 - 1 - g[0], j = n1 - 1 - g[1];
         bad += c.tag != int(i) || c.x != double(j) || c.y != double(i * n1 + j);
       });
@@ -590,7 +590,8 @@ TEST(RemapRandom, OverlappingSchedulesFromOneSource) {
     }
     int bad = 0;
     for (const auto* x : {&b, &c})
-      x->for_each_local([&](auto g, double v) { bad += v != double(g[0] * n1 + g[1]) + step; });
+      x->host_mirror().for_each_local(
+          [&](auto g, double v) { bad += v != double(g[0] * n1 + g[1]) + step; });
     // b's ghost cells are never written.
     auto host = Kokkos::create_mirror_view(b.local_view());
     Kokkos::deep_copy(host, b.local_view());

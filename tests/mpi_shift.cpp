@@ -273,7 +273,8 @@ TEST(Shift, ByOneOnBlocksAndOneShotFunctions) {
   Array<1> a(grid, {block}), b(grid, {block}), c(grid, {block}), d(grid, {block});
   a.fill([](const auto& g) { return double(g[0] + 1); });
   auto expect = [&](const Array<1>& x, auto value, const std::string& what) {
-    x.for_each_local([&](const auto& g, double v) { EXPECT_EQ(v, value(g[0])) << what << g[0]; });
+    x.host_mirror().for_each_local(
+        [&](const auto& g, double v) { EXPECT_EQ(v, value(g[0])) << what << g[0]; });
   };
   b.fill([](const auto&) { return -1.0; });
   adlib::shift(b, a, 1, 0, ShiftMode::keep);  // b[i] = a[i + 1]
@@ -324,7 +325,7 @@ TEST(Shift, SignFollowsFortranCshiftAndEoshift) {
   auto check = [&](const char* what, auto run, const std::array<double, 5>& expected) {
     b.fill([](const auto&) { return -1.0; });
     run();
-    b.for_each_local(
+    b.host_mirror().for_each_local(
         [&](const auto& g, double v) { EXPECT_EQ(v, expected[g[0]]) << what << " at " << g[0]; });
   };
   check("CSHIFT(a, 2)", [&] { adlib::cshift(b, a, 2, 0); }, {3, 4, 5, 1, 2});
@@ -362,7 +363,7 @@ TEST(Shift, DeducesTemplateArgumentsFromTheArrays) {
   auto run = [&](auto& schedule, double past_the_end, const char* what) {
     b.fill([](const auto&) { return -1.0; });
     schedule.execute(b, a);
-    b.for_each_local([&](const auto& g, double v) {
+    b.host_mirror().for_each_local([&](const auto& g, double v) {
       EXPECT_EQ(v, g[0] + 1 < n ? double(g[0] + 1) : past_the_end) << what << " at " << g[0];
     });
   };
@@ -421,10 +422,10 @@ TEST(EOShift, ChosenFillValueWrittenByEveryExecution) {
         };
         const std::string what = "dim " + std::to_string(dim) + " amount " +
                                  std::to_string(amount) + " rep " + std::to_string(rep);
-        b.for_each_local([&](const auto& g, double v) {
+        b.host_mirror().for_each_local([&](const auto& g, double v) {
           EXPECT_EQ(v, expected(g, -2.5)) << what << " at " << g[0] << "," << g[1];
         });
-        ib.for_each_local([&](const auto& g, int v) {
+        ib.host_mirror().for_each_local([&](const auto& g, int v) {
           EXPECT_EQ(double(v), expected(g, 7.0)) << "int " << what << " at " << g[0] << "," << g[1];
         });
       }
@@ -454,7 +455,7 @@ TEST(Skew, OneMessagePerPeer) {
   a.fill([&](const auto& g) { return double(g[0] * columns + g[1]); });
   b.fill([](const auto&) { return -1.0; });
   skew.execute(b, a);
-  b.for_each_local([&](const auto& g, double v) {
+  b.host_mirror().for_each_local([&](const auto& g, double v) {
     const Index from = g[0] + amounts[g[1]];
     EXPECT_EQ(v, from >= rows ? -1.0 : double(from * columns + g[1])) << g[0] << "," << g[1];
   });
@@ -475,7 +476,8 @@ class ShiftMisuse : public ::testing::Test {
     a.fill([](const auto& g) { return double(g[0]); });
     adlib::cshift(b, a, 4, 0);
     int bad = 0;
-    b.for_each_local([&](const auto& g, double v) { bad += v != double((g[0] + 4) % 9); });
+    b.host_mirror().for_each_local(
+        [&](const auto& g, double v) { bad += v != double((g[0] + 4) % 9); });
     EXPECT_EQ(bad, 0) << "the follow-up shift after a failure went wrong";
   }
   adlib::Comm comm_{MPI_COMM_WORLD};
@@ -570,7 +572,7 @@ TEST_F(ShiftMisuse, ExecutingWithArraysOfAnotherLayout) {
   a.fill([](const auto& i) { return double(i[0] + 1); });
   shift.execute(b, a);
   int bad = 0;
-  b.for_each_local(
+  b.host_mirror().for_each_local(
       [&](const auto& i, double v) { bad += v != (i[0] < 11 ? double(i[0] + 2) : 0.0); });
   EXPECT_EQ(bad, 0);
 }

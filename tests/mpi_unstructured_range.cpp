@@ -162,7 +162,7 @@ TEST(UnstructuredRange, RemapToAndFromRegularLayouts) {
     adlib::Remap from_cyclic(w, y);  // cyclic -> another unstructured layout
     w.fill([](auto) { return -1.0; });
     from_cyclic.execute(w, y);
-    w.for_each_local([](auto g, double v) { ASSERT_EQ(v, double(g[0])); });
+    w.host_mirror().for_each_local([](auto g, double v) { ASSERT_EQ(v, double(g[0])); });
     all = adlib::gather_all(w);
     for (Index g = 0; g < n; ++g)
       ASSERT_EQ(all[static_cast<std::size_t>(g)], double(g)) << "unstructured";
@@ -170,11 +170,11 @@ TEST(UnstructuredRange, RemapToAndFromRegularLayouts) {
     adlib::Remap between(u, w);  // unstructured -> unstructured
     u.fill([](auto) { return -1.0; });
     between.execute(u, w);
-    u.for_each_local([](auto g, double v) { ASSERT_EQ(v, double(g[0])); });
+    u.host_mirror().for_each_local([](auto g, double v) { ASSERT_EQ(v, double(g[0])); });
 
     // Reverse with add: x[g] += u[g].
     to_block.reverse(u, x);
-    u.for_each_local([](auto g, double v) { ASSERT_EQ(v, 2.0 * double(g[0])); });
+    u.host_mirror().for_each_local([](auto g, double v) { ASSERT_EQ(v, 2.0 * double(g[0])); });
   }
 }
 
@@ -192,14 +192,14 @@ TEST(UnstructuredRange, SectionsAndACollapsedSecondDimension) {
   u.fill([&](auto g) { return value_at<2>(g, shape); });
   x.fill([](auto) { return -1.0; });
   adlib::Remap(x, u).execute(x, u);
-  x.for_each_local([&](auto g, double v) { ASSERT_EQ(v, value_at<2>(g, shape)); });
+  x.host_mirror().for_each_local([&](auto g, double v) { ASSERT_EQ(v, value_at<2>(g, shape)); });
 
   // A strided section of the unstructured array into a smaller block array.
   const auto part = u.section({adlib::Triplet{n - 1, 0, -3}, adlib::Triplet{1, 4, 2}});
   const Index rows = part.layout().extent(0), columns = part.layout().extent(1);
   adlib::DistArray<double, 2> z(grid, {adlib::block(rows), adlib::collapsed(columns)});
   adlib::Remap(z, part).execute(z, part);
-  z.for_each_local([&](auto p, double v) {
+  z.host_mirror().for_each_local([&](auto p, double v) {
     const std::array<Index, 2> g{n - 1 - 3 * p[0], 1 + 2 * p[1]};
     ASSERT_EQ(v, value_at<2>(g, shape));
   });
@@ -222,10 +222,10 @@ TEST(UnstructuredRange, ReplicatedOverASecondAxis) {
                                 {adlib::block(n).on(grid.dim(0))});
   u.fill([](auto g) { return double(g[0]); });
   adlib::Remap(x, u).execute(x, u);
-  x.for_each_local([](auto g, double v) { ASSERT_EQ(v, double(g[0])); });
+  x.host_mirror().for_each_local([](auto g, double v) { ASSERT_EQ(v, double(g[0])); });
   adlib::DistArray<double, 1> back(grid, {cells});
   adlib::Remap(back, x).execute(back, x);  // every replica receives
-  back.for_each_local([](auto g, double v) { ASSERT_EQ(v, double(g[0])); });
+  back.host_mirror().for_each_local([](auto g, double v) { ASSERT_EQ(v, double(g[0])); });
 }
 
 TEST(UnstructuredRange, GatherAndScatterByGlobalIndex) {
@@ -285,7 +285,8 @@ TEST(UnstructuredRange, ArrayGatherAndScatterIntoAnUnstructuredArray) {
 
   adlib::ArrayGather<double, 1, 1> fetch(out, u, {subscripts});
   fetch.execute(out, u);
-  out.for_each_local([&](auto p, double v) { ASSERT_EQ(v, double(10 * subscript(p[0]))); });
+  out.host_mirror().for_each_local(
+      [&](auto p, double v) { ASSERT_EQ(v, double(10 * subscript(p[0]))); });
 
   adlib::ArrayScatter<double, 1, 1> add(u, ones, {subscripts});
   add.execute(u, ones);

@@ -56,7 +56,7 @@ TEST(UnstructuredReductions, WholeArrayAndAlongEachDimension) {
   auto row_sums = rows.make_result();
   rows.sum(row_sums, a);
   int checked = 0;
-  row_sums.for_each_local([&](const auto& g, std::int64_t value) {
+  row_sums.host_mirror().for_each_local([&](const auto& g, std::int64_t value) {
     EXPECT_EQ(value, m * g[0] * m + m * (m - 1) / 2) << "row " << g[0];
     ++checked;
   });
@@ -69,12 +69,13 @@ TEST(UnstructuredReductions, WholeArrayAndAlongEachDimension) {
   auto where = columns.make_result<std::int64_t>();
   columns.maxloc(where, a);
   checked = 0;
-  column_sums.for_each_local([&](const auto& g, std::int64_t value) {
+  column_sums.host_mirror().for_each_local([&](const auto& g, std::int64_t value) {
     EXPECT_EQ(value, m * n * (n - 1) / 2 + n * g[0]) << "column " << g[0];
     ++checked;
   });
   EXPECT_EQ(checked, static_cast<int>(m));
-  where.for_each_local([&](const auto& g, std::int64_t at) { EXPECT_EQ(at, n - 1) << g[0]; });
+  where.host_mirror().for_each_local(
+      [&](const auto& g, std::int64_t at) { EXPECT_EQ(at, n - 1) << g[0]; });
 }
 
 }  // namespace

@@ -116,7 +116,7 @@ TEST_F(Watchdog, CollectivesThatCompleteGiveTheSameValues) {
   adlib::DistArray<double, 1> c(grid, {std::make_shared<adlib::CyclicRange>(n, grid.dim(0))});
   adlib::remap(c, u);
   int wrong = 0;
-  c.for_each_local([&](const auto& g, double& v) { wrong += v != double(g[0]); });
+  c.host_mirror().for_each_local([&](const auto& g, double& v) { wrong += v != double(g[0]); });
   EXPECT_EQ(wrong, 0);
   EXPECT_EQ(adlib::sum_over(grid, 1.0), double(comm.size()));
   EXPECT_EQ(adlib::max_over(grid, double(comm.rank())), double(comm.size() - 1));
@@ -137,7 +137,8 @@ TEST_F(Watchdog, CollectivesThatCompleteGiveTheSameValues) {
   adlib::DistArray<double, 1> y(grid, {std::make_shared<adlib::CyclicRange>(n, grid.dim(0))});
   adlib::gather(y, c, std::array{s});
   wrong = 0;
-  y.for_each_local([&](const auto& g, double& v) { wrong += v != double(n - 1 - g[0]); });
+  y.host_mirror().for_each_local(
+      [&](const auto& g, double& v) { wrong += v != double(n - 1 - g[0]); });
   EXPECT_EQ(wrong, 0);
 }
 

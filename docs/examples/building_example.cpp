@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
     adlib::Remap to_cyclic(round_robin, by_blocks);
     to_cyclic.execute(round_robin, by_blocks);
 
-    round_robin.for_each_local([&](const auto& global, double value) {
+    round_robin.host_mirror().for_each_local([&](const auto& global, double value) {
       if (value != 2.0 * double(global[0])) ++wrong_values;
     });
     int wrong_anywhere = 0;

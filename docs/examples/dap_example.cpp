@@ -73,7 +73,8 @@ int main(int argc, char** argv) {
     const Index g = ((5 * me + i - w) % n + n) % n;  // periodic
     for (Index j = 0; j < columns; ++j) wrong += memory[i * columns + j] != double(10 * g + j);
   }
-  native.for_each_local([&](const auto& g, double v) { wrong += v != double(10 * g[0] + g[1]); });
+  native.host_mirror().for_each_local(
+      [&](const auto& g, double v) { wrong += v != double(10 * g[0] + g[1]); });
   ok = nowhere(wrong) && ok;
 
   // Padding that differs from process to process: 1 or 2 rows towards each
@@ -104,7 +105,8 @@ int main(int argc, char** argv) {
   adlib::remap(strips, u);
 
   wrong = 0;
-  strips.for_each_local([&](const auto& g, double v) { wrong += v != double(10 * g[0] + g[1]); });
+  strips.host_mirror().for_each_local(
+      [&](const auto& g, double v) { wrong += v != double(10 * g[0] + g[1]); });
   if (p > 1)  // over one process any padding is a pair of ghost widths
     wrong += u.local_view().data() != strip.data() + low * columns;
   ok = nowhere(wrong) && ok;

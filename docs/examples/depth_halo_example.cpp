@@ -55,9 +55,11 @@ int main(int argc, char** argv) {
   adlib::UnstructuredField<double> u(layout), v(layout);
   auto value = [](std::int64_t id, adlib::Index k) { return double(10 * id + k); };
   auto fill_owned = [&](const adlib::UnstructuredField<double>& f) {
-    auto view = f.local_view();  // (entry, level); owned entries first
+    // (entry, level); owned entries first; written on the host through a mirror
+    auto view = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.local_view());
     for (adlib::Index e = 0; e < layout.owned_count(); ++e)
       for (adlib::Index k = 0; k < levels; ++k) view(e, k) = value(layout.id(e), k);
+    Kokkos::deep_copy(f.local_view(), view);
   };
   fill_owned(u);
   fill_owned(v);
@@ -68,7 +70,7 @@ int main(int argc, char** argv) {
   halo.execute(2, u);        // clean: nothing is sent
 
   bool ok = holds(!u.is_dirty(2) && !v.is_dirty(1), "fields clean after the exchange");
-  auto uv = u.local_view();
+  auto uv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u.local_view());
   for (adlib::Index e = layout.owned_count(); e < layout.entries(); ++e)
     for (adlib::Index k = 0; k < levels; ++k)
       ok &= holds(uv(e, k) == value(layout.id(e), k), "halo value from its owner");
@@ -79,6 +81,7 @@ int main(int argc, char** argv) {
   // Reverse: every rank's depth-1 halo values are added into their owners.
   const double before = adlib::global_sum(u);
   halo.accumulate(1, u, adlib::op::add);
+  Kokkos::deep_copy(uv, u.local_view());
   double halo_total = 0;  // what this rank's depth-1 entries hold
   for (adlib::Index e = layout.owned_count(); e < layout.halo_end(1); ++e)
     for (adlib::Index k = 0; k < levels; ++k) halo_total += uv(e, k);

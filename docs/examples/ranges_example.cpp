@@ -150,7 +150,7 @@ int main(int argc, char** argv) {
                                 {adlib::block(4).ghosts(1), adlib::block(3).ghosts(1).periodic()});
   fill_from_global_indices(u, 3);
   double sum = 0;
-  u.for_each_local([&](const auto&, double value) { sum += value; });
+  u.host_mirror().for_each_local([&](const auto&, double value) { sum += value; });
   std::printf("filled in a kernel from the owned box: sum %g (expected %d)\n", sum, 11 * 12 / 2);
   if (sum != 11 * 12 / 2) return 1;
 

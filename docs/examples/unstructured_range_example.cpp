@@ -35,13 +35,16 @@ int main(int argc, char** argv) {
   // Gather by global index from the unstructured array.
   const std::vector<adlib::Index> wanted = {0, n - 1, n / 2};
   adlib::Gather fetch(u, wanted);
-  Kokkos::View<double*, Kokkos::HostSpace> out("out", wanted.size());
+  Kokkos::View<double*> out("out", wanted.size());  // in the array's memory space
   fetch.execute(out, u);
 
+  // Read on the host: through host mirrors (the arrays themselves where the
+  // host can address their memory).
   bool ok = true;
-  x.for_each_local([&](auto g, double v) { ok &= v == 10.0 * g[0]; });
-  u.for_each_local([&](auto g, double v) { ok &= v == 10.0 * g[0]; });
-  for (std::size_t k = 0; k < wanted.size(); ++k) ok &= out(k) == 10.0 * wanted[k];
+  x.host_mirror().for_each_local([&](auto g, double v) { ok &= v == 10.0 * g[0]; });
+  u.host_mirror().for_each_local([&](auto g, double v) { ok &= v == 10.0 * g[0]; });
+  const auto out_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+  for (std::size_t k = 0; k < wanted.size(); ++k) ok &= out_host(k) == 10.0 * wanted[k];
   int all = ok ? 1 : 0, every = 0;
   MPI_Allreduce(&all, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (me == 0) std::printf("unstructured_range_example: %s\n", every ? "ok" : "FAILED");

@@ -20,7 +20,7 @@ using adlib::Index;
 // 1000 * row + column (collective).
 bool holds_indices(const adlib::DistArray<double, 2>& a) {
   int wrong = 0, wrong_anywhere = 0;
-  a.for_each_local([&](const auto& g, double value) {
+  a.host_mirror().for_each_local([&](const auto& g, double value) {
     if (value != double(1000 * g[0] + g[1])) ++wrong;
   });
   MPI_Allreduce(&wrong, &wrong_anywhere, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
