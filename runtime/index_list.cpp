@@ -62,7 +62,11 @@ void IndexList::group_targets(int group_count) {
   if (group_count <= 1 || !repeats || sorted || count == 0 ||
       count > std::int64_t(std::numeric_limits<std::uint32_t>::max()))
     return;
-  const std::vector<std::int64_t> all = offsets();
+  // A list of singles only (the usual unsorted one) is read in place; a
+  // list with runs is expanded once.
+  std::vector<std::int64_t> expanded;
+  if (!all_singles()) expanded = offsets();
+  const std::vector<std::int64_t>& all = all_singles() ? singles : expanded;
   // Group g owns offsets [lowest + g * width, lowest + (g + 1) * width).
   const std::int64_t width = (highest - lowest) / group_count + 1;
   auto group_of = [&](std::int64_t offset) {
