@@ -78,19 +78,6 @@ template <class T>
 constexpr bool ordered() {
   return std::is_arithmetic<T>::value;
 }
-/// The identity of op::max over T.
-template <class T>
-T max_identity() {
-  if constexpr (std::numeric_limits<T>::has_infinity) return -std::numeric_limits<T>::infinity();
-  return std::numeric_limits<T>::lowest();
-}
-/// The identity of op::min over T.
-template <class T>
-T min_identity() {
-  if constexpr (std::numeric_limits<T>::has_infinity) return std::numeric_limits<T>::infinity();
-  return std::numeric_limits<T>::max();
-}
-
 }  // namespace detail
 
 /// Whole-array reductions of DistArrays of one layout (see the file
@@ -316,8 +303,7 @@ class ArrayReduction {
     check(arrays_error(a, mask), (mask ? 20 : 10) + static_cast<std::uint64_t>(Op::kind),
           operation);
     (void)name;
-    const T identity =
-        Op::kind == op::Kind::max ? detail::max_identity<T>() : detail::min_identity<T>();
+    const T identity = Op::kind == op::Kind::max ? op::max_identity<T> : op::min_identity<T>;
     return combine<T>(detail::LoadElement<T>{a.local_view().data()}, mask, Op{}, identity,
                       operation);
   }
@@ -330,7 +316,7 @@ class ArrayReduction {
     check(arrays_error(a, mask), (mask ? 40 : 30) + static_cast<std::uint64_t>(Op::kind),
           operation);
     location_type identity;
-    identity.value = largest ? detail::max_identity<T>() : detail::min_identity<T>();
+    identity.value = largest ? op::max_identity<T> : op::min_identity<T>;
     for (int d = 0; d < Rank; ++d) identity.location[d] = std::numeric_limits<std::int64_t>::max();
     location_type found =
         combine<location_type>(detail::LocatedElement<T, Rank>{a.local_view().data(), walk_}, mask,

@@ -87,17 +87,6 @@ namespace along {
 enum class Which : int { sum, product, maxval, minval, maxloc, minloc, any, all, count };
 constexpr int kWhichCount = 9;
 
-template <class T>
-KOKKOS_INLINE_FUNCTION T lowest_value() {
-  if constexpr (std::numeric_limits<T>::has_infinity) return -std::numeric_limits<T>::infinity();
-  return std::numeric_limits<T>::lowest();
-}
-template <class T>
-KOKKOS_INLINE_FUNCTION T highest_value() {
-  if constexpr (std::numeric_limits<T>::has_infinity) return std::numeric_limits<T>::infinity();
-  return std::numeric_limits<T>::max();
-}
-
 /// The location of no element: loses every tie (op::MaxLocation keeps the
 /// smaller location), read back as -1.
 constexpr std::int64_t kNoLocation = std::numeric_limits<std::int64_t>::max();
@@ -130,7 +119,7 @@ struct Kind<T, Which::maxval> {
   using value = T;
   using result = T;
   using Op = op::Max;
-  KOKKOS_INLINE_FUNCTION static value identity() { return lowest_value<T>(); }
+  KOKKOS_INLINE_FUNCTION static value identity() { return op::max_identity<T>; }
   KOKKOS_INLINE_FUNCTION static value lift(const T& v, std::int64_t) { return v; }
   KOKKOS_INLINE_FUNCTION static void join(value& a, const value& b) { Op{}(a, b); }
   KOKKOS_INLINE_FUNCTION static result finish(const value& a) { return a; }
@@ -140,7 +129,7 @@ struct Kind<T, Which::minval> {
   using value = T;
   using result = T;
   using Op = op::Min;
-  KOKKOS_INLINE_FUNCTION static value identity() { return highest_value<T>(); }
+  KOKKOS_INLINE_FUNCTION static value identity() { return op::min_identity<T>; }
   KOKKOS_INLINE_FUNCTION static value lift(const T& v, std::int64_t) { return v; }
   KOKKOS_INLINE_FUNCTION static void join(value& a, const value& b) { Op{}(a, b); }
   KOKKOS_INLINE_FUNCTION static result finish(const value& a) { return a; }
@@ -152,8 +141,8 @@ struct LocationKind {
   using Op = LocationOp;
   KOKKOS_INLINE_FUNCTION static value identity() {
     value v;
-    v.value =
-        std::is_same<LocationOp, op::MaxLocation>::value ? lowest_value<T>() : highest_value<T>();
+    v.value = std::is_same<LocationOp, op::MaxLocation>::value ? op::max_identity<T>
+                                                               : op::min_identity<T>;
     v.location[0] = kNoLocation;
     return v;
   }

@@ -37,9 +37,12 @@
 /// than the local extent, as ScaLAPACK's LLD); schedules planned from the
 /// array use its actual strides.
 ///
+/// The memory must be in the array's memory space (a std::vector's is host
+/// memory: HostSpace, not a GPU build's default space).
+///
 /// @code
 ///   std::vector<double> mine(rows * lld);          // rows x cols, row pitch lld
-///   auto a = adlib::DistArray<double, 2>::wrap(layout, mine.data(), {lld, 1});
+///   auto a = adlib::DistArray<double, 2, Kokkos::HostSpace>::wrap(layout, mine.data(), {lld, 1});
 /// @endcode
 #pragma once
 

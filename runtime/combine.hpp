@@ -33,10 +33,13 @@
 
 #include <Kokkos_Core.hpp>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <typeinfo>
 #include <utility>
+
+#include <adlib/runtime/detail/complex_arithmetic.hpp>
 
 namespace adlib {
 namespace op {
@@ -52,7 +55,21 @@ KOKKOS_INLINE_FUNCTION constexpr bool is_nan(const T& x) {
 }
 }  // namespace detail
 
-/// The identities of the built-in operations (part of what ranks agree on).
+/// What op::max starts from over an arithmetic T: -infinity where T has
+/// one, else T's lowest value (Fortran's MAXVAL of nothing is -HUGE).
+/// Variables rather than functions so that device kernels can read them:
+/// std::numeric_limits' members are host functions.
+template <class T>
+inline constexpr T max_identity = std::numeric_limits<T>::has_infinity
+                                      ? T(-std::numeric_limits<T>::infinity())
+                                      : std::numeric_limits<T>::lowest();
+/// What op::min starts from: +infinity where T has one, else T's largest value.
+template <class T>
+inline constexpr T min_identity = std::numeric_limits<T>::has_infinity
+                                      ? std::numeric_limits<T>::infinity()
+                                      : std::numeric_limits<T>::max();
+
+/// The kinds of the built-in operations (part of what ranks agree on).
 enum class Kind : std::uint64_t {
   replace = 1,
   add,
@@ -75,13 +92,14 @@ struct Replace {
     target = value;
   }
 };
-/// target += value.
+/// target += value (std::complex too in device kernels: see
+/// runtime/detail/complex_arithmetic.hpp).
 struct Add {
   static constexpr Kind kind = Kind::add;  ///< which operation
   /// Applies the operation.
   template <class T>
   KOKKOS_INLINE_FUNCTION void operator()(T& target, const T& value) const {
-    target += value;
+    adlib::detail::add_into(target, value);
   }
 };
 /// target = min(target, value) (operator<); NaN propagates (see the file
@@ -104,13 +122,13 @@ struct Max {
     if (target < value || (detail::is_nan(value) && !detail::is_nan(target))) target = value;
   }
 };
-/// target *= value.
+/// target *= value (std::complex too in device kernels, as Add).
 struct Product {
   static constexpr Kind kind = Kind::product;  ///< which operation
   /// Applies the operation.
   template <class T>
   KOKKOS_INLINE_FUNCTION void operator()(T& target, const T& value) const {
-    target *= value;
+    adlib::detail::multiply_into(target, value);
   }
 };
 

@@ -539,7 +539,7 @@ TEST(ArrayGatherScatter, PaddedIndexedArrayIsAnErrorEverywhere) {
                                   {std::make_shared<adlib::BlockRange>(2 * P, line.dim(0)),
                                    std::make_shared<adlib::CollapsedRange>(3)});
   const Index pitch = me == P - 1 ? 5 : 3;  // the last rank pads its rows
-  std::vector<double> memory(static_cast<std::size_t>(2 * pitch));
+  Kokkos::View<double*, Space> memory("memory", static_cast<std::size_t>(2 * pitch));
   auto src = Array<double, 2>::wrap(layout, memory.data(), {pitch, 1});
   Array<double, 1> dst(line, {adlib::block(4)});
   Array<Index, 1> i(line, {adlib::block(4)}), j(line, {adlib::block(4)});

@@ -29,6 +29,12 @@ namespace {
 using adlib::Index;
 using adlib::RangeSpec;
 
+// DAP buffers here are host memory (std::vectors filled by hand, as another
+// library's would be): the arrays over them, and the arrays compared with
+// them, live in HostSpace (a GPU build's default memory space is the
+// device's, which cannot address a std::vector).
+using Space = Kokkos::HostSpace;
+
 template <size_t R>
 double value_at(const std::array<Index, R>& g, double salt = 0) {
   double v = salt;
@@ -37,7 +43,7 @@ double value_at(const std::array<Index, R>& g, double salt = 0) {
 }
 
 template <int R>
-long long wrong_values(const adlib::DistArray<double, R>& a, double salt) {
+long long wrong_values(const adlib::DistArray<double, R, Space>& a, double salt) {
   long long wrong = 0;
   a.host_mirror().for_each_local(
       [&](const auto& g, double v) { wrong += v != value_at<R>(g, salt); });
@@ -46,25 +52,26 @@ long long wrong_values(const adlib::DistArray<double, R>& a, double salt) {
 
 // Native blocks on the same grid: block over the grid's axes, collapsed beyond.
 template <int R>
-adlib::DistArray<double, R> native_like(const adlib::ArrayLayout& layout) {
+adlib::DistArray<double, R, Space> native_like(const adlib::ArrayLayout& layout) {
   const adlib::ProcessGrid& grid = layout.group().grid();
   std::vector<RangeSpec> specs;
   for (int d = 0; d < R; ++d)
     specs.push_back(d < grid.dimensions() ? adlib::block(layout.extent(d))
                                           : adlib::collapsed(layout.extent(d)));
-  return adlib::DistArray<double, R>(adlib::ArrayLayout(grid, adlib::bind_ranges(grid, specs)));
+  return adlib::DistArray<double, R, Space>(
+      adlib::ArrayLayout(grid, adlib::bind_ranges(grid, specs)));
 }
 
 // describe -> import -> Remap both ways, for one layout.
 template <int R>
 void round_trip(const adlib::ArrayLayout& layout) {
   SCOPED_TRACE(layout.describe_distribution());
-  adlib::DistArray<double, R> a(layout);
+  adlib::DistArray<double, R, Space> a(layout);
   a.fill([](const auto& g) { return value_at<R>(g); });
   const adlib::dap::Descriptor d = adlib::dap::describe(a);
   EXPECT_EQ(d.buffer.data, a.local_view().data());
   EXPECT_EQ(adlib::dap::local_violation(d, a.process_rank()), "");
-  auto b = adlib::dap::import_array<double, R>(d, layout.group().grid().comm());
+  auto b = adlib::dap::import_array<double, R, Space>(d, layout.group().grid().comm());
   EXPECT_EQ(b.layout().describe(), a.layout().describe());
   EXPECT_TRUE(b.layout() == a.layout());                    // the same Ranges on an equal grid
   EXPECT_EQ(b.local_view().data(), a.local_view().data());  // no copy
@@ -176,11 +183,11 @@ void halo_into_padding(bool periodic) {
     for (Index j = 0; j < columns; ++j) memory[i * columns + j] = value(d.dim_data[0].start + i, j);
   d.buffer.data = memory.data();
 
-  auto a = adlib::dap::import_array<double, 2>(d);
+  auto a = adlib::dap::import_array<double, 2, Space>(d);
   EXPECT_EQ(a.local_view().data(), memory.data());
   EXPECT_EQ(a.layout().range(0).ghost_low(), w);
   EXPECT_EQ(a.layout().range(0).extent(), n);
-  adlib::WriteHalo<double, 2> halo(a);
+  adlib::WriteHalo<double, 2, Space> halo(a);
   halo.execute(a);
   long long wrong = 0;
   for (Index i = 0; i < rows; ++i) {
@@ -211,8 +218,9 @@ TEST(Dap, EveryRuleIsAnErrorOnEveryRank) {
     for (auto e : mine.buffer.shape) elements *= std::max<Index>(e, 0);
     std::vector<double> memory(static_cast<size_t>(elements));
     mine.buffer.data = memory.data();
-    adlib_test::expect_error_everywhere([&] { adlib::dap::import_array<double, 2>(mine, comm); },
-                                        "DAP rule '" + c.rule + "'");
+    adlib_test::expect_error_everywhere(
+        [&] { adlib::dap::import_array<double, 2, Space>(mine, comm); },
+        "DAP rule '" + c.rule + "'");
   }
 }
 
@@ -222,28 +230,29 @@ TEST(Dap, ElementTypesTravelAsFormats) {
   adlib::Comm comm(MPI_COMM_WORLD);
   adlib::ProcessGrid grid(comm, {comm.size()});
   using Complex = Kokkos::complex<double>;
-  adlib::DistArray<Complex, 1> z(grid, {adlib::block(9)});
+  adlib::DistArray<Complex, 1, Space> z(grid, {adlib::block(9)});
   z.fill([](const auto& g) { return Complex(double(g[0]), -double(g[0])); });
   const auto dz = adlib::dap::describe(z);
   EXPECT_EQ(dz.buffer.format, "Zd");
   EXPECT_EQ(dz.buffer.itemsize, 16);
-  auto back = adlib::dap::import_array<Complex, 1>(dz, comm);
+  auto back = adlib::dap::import_array<Complex, 1, Space>(dz, comm);
   EXPECT_TRUE(back.layout() == z.layout());
-  adlib::DistArray<Complex, 1> cyclic(grid, {adlib::cyclic(9)});
+  adlib::DistArray<Complex, 1, Space> cyclic(grid, {adlib::cyclic(9)});
   adlib::remap(cyclic, back);
   long long wrong = 0;
   cyclic.host_mirror().for_each_local(
       [&](const auto& g, Complex v) { wrong += v != Complex(double(g[0]), -double(g[0])); });
   EXPECT_EQ(wrong, 0);
 
-  adlib::DistArray<long, 1> l(grid, {adlib::cyclic(7)});
+  adlib::DistArray<long, 1, Space> l(grid, {adlib::cyclic(7)});
   auto dl = adlib::dap::describe(l);
   EXPECT_EQ(dl.buffer.format, "l");
   dl.buffer.format = "<q";  // numpy's int64 on a little-endian host
-  auto imported = adlib::dap::import_array<long, 1>(dl, comm);
+  auto imported = adlib::dap::import_array<long, 1, Space>(dl, comm);
   EXPECT_EQ(imported.local_view().data(), l.local_view().data());
-  adlib_test::expect_error_everywhere([&] { adlib::dap::import_array<unsigned long, 1>(dl, comm); },
-                                      "the buffer holds format '<q' of itemsize 8");
+  adlib_test::expect_error_everywhere(
+      [&] { adlib::dap::import_array<unsigned long, 1, Space>(dl, comm); },
+      "the buffer holds format '<q' of itemsize 8");
 }
 
 TEST(Dap, ImportRefusesWhatAdlibCannotHold) {
@@ -255,13 +264,16 @@ TEST(Dap, ImportRefusesWhatAdlibCannotHold) {
   {
     auto d = base;
     d.buffer.strides[1] = 4;  // not whole elements
-    adlib_test::expect_error_everywhere([&] { adlib::dap::import_array<double, 2>(d, comm); },
-                                        "not a multiple of the itemsize 8");
+    adlib_test::expect_error_everywhere(
+        [&] { adlib::dap::import_array<double, 2, Space>(d, comm); },
+        "not a multiple of the itemsize 8");
   }
-  adlib_test::expect_error_everywhere([&] { adlib::dap::import_array<float, 2>(base, comm); },
-                                      "the buffer holds format 'd' of itemsize 8");
-  adlib_test::expect_error_everywhere([&] { adlib::dap::import_array<double, 1>(base, comm); },
-                                      "the buffer has 2 dimensions");
+  adlib_test::expect_error_everywhere(
+      [&] { adlib::dap::import_array<float, 2, Space>(base, comm); },
+      "the buffer holds format 'd' of itemsize 8");
+  adlib_test::expect_error_everywhere(
+      [&] { adlib::dap::import_array<double, 1, Space>(base, comm); },
+      "the buffer has 2 dimensions");
 }
 
 // The spec's padding example, imported for real: paddings (4, 1) (1, 2)
@@ -289,7 +301,7 @@ TEST(Dap, SpecPaddingExampleImportsTheOwnedParts) {
   const std::vector<double> produced = memory;
   d.buffer.data = memory.data();
 
-  auto a = adlib::dap::import_array<double, 2>(d);
+  auto a = adlib::dap::import_array<double, 2, Space>(d);
   EXPECT_EQ(a.extent(0), n);
   EXPECT_EQ(a.layout().range(0).ghost_low(), 0);
   EXPECT_EQ(a.layout().range(0).ghost_high(), 0);
@@ -422,7 +434,7 @@ void import_padded(const adlib::ProcessGrid& grid, const std::vector<PaddedDimen
   const std::vector<double> produced = memory;
   d.buffer.data = memory.data();
 
-  auto a = adlib::dap::import_array<double, 2>(d);
+  auto a = adlib::dap::import_array<double, 2, Space>(d);
   for (int k = 0; k < axes; ++k) {
     const Index n = dims[k].dictionaries()[0].size - dims[k].boundary_low - dims[k].boundary_high;
     EXPECT_EQ(a.extent(k), n) << "dimension " << k;
@@ -482,17 +494,17 @@ TEST(Dap, DescribeRefusesWhatTheProtocolCannotSay) {
   adlib::Comm comm(MPI_COMM_WORLD);
   const int p = comm.size();
   adlib::ProcessGrid grid(comm, {p});
-  adlib::DistArray<double, 1> a(grid, {adlib::block(10)});
+  adlib::DistArray<double, 1, Space> a(grid, {adlib::block(10)});
   adlib_test::expect_error_everywhere(
       [&] {
         adlib::dap::describe(a.section({adlib::Triplet{0, 9, 2}}));
       },
       "not a section");
   if (p > 1) {
-    adlib::DistArray<double, 1> replicated(grid, {adlib::collapsed(10)});
+    adlib::DistArray<double, 1, Space> replicated(grid, {adlib::collapsed(10)});
     adlib_test::expect_error_everywhere([&] { adlib::dap::describe(replicated); },
                                         "replicated along it");
-    adlib::DistArray<double, 1> uneven(grid, {adlib::block(10).ghosts(1, 2)});
+    adlib::DistArray<double, 1, Space> uneven(grid, {adlib::block(10).ghosts(1, 2)});
     adlib_test::expect_error_everywhere([&] { adlib::dap::describe(uneven); },
                                         "the same communication padding on both sides");
   }

@@ -33,6 +33,12 @@ namespace {
 using adlib::Index;
 using adlib::dap::Descriptor;
 
+// DAP buffers here are host memory (std::vectors filled by hand, as another
+// library's would be): the arrays over them, and the arrays compared with
+// them, live in HostSpace (a GPU build's default memory space is the
+// device's, which cannot address a std::vector).
+using Space = Kokkos::HostSpace;
+
 template <int R>
 double value_at(const std::array<Index, R>& g) {
   double v = 0.5;
@@ -82,7 +88,7 @@ void import_and_remap(Descriptor mine, const std::vector<Descriptor>& all) {
     }
     memory[static_cast<size_t>(offset)] = value_at<R>(g);
   }
-  auto a = adlib::dap::import_array<double, R>(mine);
+  auto a = adlib::dap::import_array<double, R, Space>(mine);
   // No copy: the local block is in the buffer, past the low padding that is
   // not ghost cells (a 'b' dimension's padding minus its ghost width).
   const std::vector<Index> block = a.layout().local_extents(a.process_rank());
@@ -99,7 +105,8 @@ void import_and_remap(Descriptor mine, const std::vector<Descriptor>& all) {
   for (int d = 0; d < R; ++d)
     specs.push_back(d < grid.dimensions() ? adlib::block(a.extent(d))
                                           : adlib::collapsed(a.extent(d)));
-  adlib::DistArray<double, R> native(adlib::ArrayLayout(grid, adlib::bind_ranges(grid, specs)));
+  adlib::DistArray<double, R, Space> native(
+      adlib::ArrayLayout(grid, adlib::bind_ranges(grid, specs)));
   adlib::remap(native, a);
   long long wrong = 0;
   native.host_mirror().for_each_local(
@@ -129,9 +136,9 @@ TEST(DapFixtures, ImportAtTheirProcessCount) {
     mine.buffer.data = memory.data();
     const auto import = [&] {
       if (dims == 1)
-        adlib::dap::import_array<double, 1>(mine);
+        adlib::dap::import_array<double, 1, Space>(mine);
       else
-        adlib::dap::import_array<double, 2>(mine);
+        adlib::dap::import_array<double, 2, Space>(mine);
     };
     if (expect != "valid") {
       adlib_test::expect_error_everywhere(import, "DAP rule '" + expect + "'");

@@ -341,14 +341,18 @@ TEST(Scatter, EmptyBlocksAndSilentRanks) {
   std::vector<Index> targets;
   if (me % 2 == 1)
     for (Index g = 0; g < 2 * n; ++g) targets.push_back(g % n);
-  std::vector<double> ones(targets.size(), 1.0);
+  // The pointer forms take memory of the array's space.
+  Kokkos::View<double*, Space> ones("ones", targets.size());
+  Kokkos::deep_copy(ones, 1.0);
   adlib::scatter(x, targets, ones.data());
   const int askers = P / 2;
   for_each_held<double>(x, [&](Index g, const double& v) { EXPECT_EQ(v, double(g + 2 * askers)); });
-  std::vector<double> out(targets.size(), -1.0);
+  Kokkos::View<double*, Space> out("out", targets.size());
+  Kokkos::deep_copy(out, -1.0);
   adlib::gather(out.data(), x, targets);
+  const auto host_out = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
   for (std::size_t k = 0; k < targets.size(); ++k)
-    EXPECT_EQ(out[k], double(targets[k] + 2 * askers));
+    EXPECT_EQ(host_out(k), double(targets[k] + 2 * askers));
 }
 
 // ---- plan sizes: peers touched, never P ------------------------------------------
@@ -394,7 +398,7 @@ TEST(GatherScatter, SubscriptOutOfRangeOnOneRankIsAnErrorEverywhere) {
   // A valid schedule still works afterwards.
   subs.resize(2);
   adlib::Gather fetch(x, subs);
-  std::vector<double> out(2);
+  Kokkos::View<double*, Space> out("out", 2);
   fetch.execute(out.data(), x);
 }
 

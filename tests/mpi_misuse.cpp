@@ -419,14 +419,16 @@ TEST_F(Misuse, ExecutingWithArraysOfAnotherLayout) {
 }
 
 // A ring exchange of 6 contiguous elements, forward to rank + 1.
-void declare_ring(adlib::BlockMessSchedule<>& s, int me, int P) {
+void declare_ring(adlib::BlockMessSchedule<Kokkos::HostSpace>& s, int me, int P) {
   s.send((me + 1) % P, adlib::StridedBlock::make(0, {6}, {1}));
   s.recv((me + P - 1) % P, adlib::StridedBlock::make(2, {2, 3}, {4, 1}));
 }
 
 TEST_F(Misuse, BlockMessScheduleMisuse) {
   const int P = comm_.size(), me = comm_.rank();
-  using Schedule = adlib::BlockMessSchedule<>;
+  // Its memory is std::vectors': host memory, so a HostSpace schedule (a GPU
+  // build's default memory space is the device's).
+  using Schedule = adlib::BlockMessSchedule<Kokkos::HostSpace>;
   // Invalid declarations are reported by the collective build(), on every
   // rank, even when only one rank made them.
   auto expect_build_error = [&](auto&& declare, const std::string& needle) {

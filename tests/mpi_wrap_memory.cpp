@@ -19,6 +19,13 @@ namespace {
 
 using adlib::Index;
 
+// The memory wrapped here is a std::vector's, host memory: the arrays and
+// schedules live in HostSpace (a GPU build's default memory space is the
+// device's, which cannot address it).
+using Space = Kokkos::HostSpace;
+template <int Rank>
+using Array = adlib::DistArray<double, Rank, Space>;
+
 constexpr double kPad = -777.0;     // padding: must never change
 constexpr double kPoison = -555.0;  // elements nothing has written yet
 
@@ -70,9 +77,8 @@ TEST(WrapMemory, PaddedVectorsRemapBothWays) {
   const int me = l.comm.rank();
   const auto e = l.by_rows.local_extents(me);
   Padded src_memory(e[0], e[1], 3), back_memory(e[0], e[1], 2);
-  auto src = adlib::DistArray<double, 2>::wrap(l.by_rows, src_memory.memory.data(), {e[1] + 3, 1});
-  auto back =
-      adlib::DistArray<double, 2>::wrap(l.by_rows, back_memory.memory.data(), {e[1] + 2, 1});
+  auto src = Array<2>::wrap(l.by_rows, src_memory.memory.data(), {e[1] + 3, 1});
+  auto back = Array<2>::wrap(l.by_rows, back_memory.memory.data(), {e[1] + 2, 1});
   EXPECT_TRUE(src.is_wrapped());
   EXPECT_EQ(src.local_view().data(), e[0] > 0 ? src_memory.memory.data() : nullptr);
   if (e[0] > 0) {
@@ -91,9 +97,9 @@ TEST(WrapMemory, PaddedVectorsRemapBothWays) {
     }
   EXPECT_EQ(sum_over_ranks(in_vector), l.n0 * l.n1);
 
-  adlib::DistArray<double, 2> cols(l.by_cols);
+  Array<2> cols(l.by_cols);
   Kokkos::deep_copy(cols.local_view(), kPoison);
-  adlib::Remap<double, 2> forward(cols, src), backward(back, cols);
+  adlib::Remap<double, 2, Space> forward(cols, src), backward(back, cols);
   for (int rep = 0; rep < 2; ++rep) {
     forward.execute(cols, src);
     backward.execute(back, cols);
@@ -112,7 +118,7 @@ TEST(WrapMemory, PaddedVectorsRemapBothWays) {
   EXPECT_EQ(back_memory.damaged_padding(), 0);
   // An unpadded array of the same distribution has another layout where
   // this rank's block is padded (a schedule planned for one refuses the other).
-  adlib::DistArray<double, 2> plain(l.by_rows);
+  Array<2> plain(l.by_rows);
   EXPECT_EQ(plain.layout() != src.layout(), e[0] > 0);
 }
 
@@ -120,22 +126,21 @@ TEST(WrapMemory, KokkosViewsWithAndWithoutPadding) {
   Layouts l;
   const int me = l.comm.rank();
   const auto e = l.by_cols.local_extents(me);
-  using Host = Kokkos::DefaultExecutionSpace::memory_space;
   // A LayoutStride View with a row pitch of e[1] + 4.
   std::vector<double> memory(static_cast<size_t>(e[0] * (e[1] + 4)), kPad);
   Kokkos::LayoutStride stride(e[0], e[1] + 4, e[1], 1);
-  Kokkos::View<double**, Kokkos::LayoutStride, Host, Kokkos::MemoryUnmanaged> strided(memory.data(),
-                                                                                      stride);
-  auto a = adlib::DistArray<double, 2>::wrap(l.by_cols, strided);
+  Kokkos::View<double**, Kokkos::LayoutStride, Space, Kokkos::MemoryUnmanaged> strided(
+      memory.data(), stride);
+  auto a = Array<2>::wrap(l.by_cols, strided);
   // A managed LayoutRight View, exactly the local block: the same layout as
   // an allocated array, so schedules are interchangeable.
-  Kokkos::View<double**, Kokkos::LayoutRight, Host> exact("exact", e[0], e[1]);
-  auto b = adlib::DistArray<double, 2>::wrap(l.by_cols, exact);
+  Kokkos::View<double**, Kokkos::LayoutRight, Space> exact("exact", e[0], e[1]);
+  auto b = Array<2>::wrap(l.by_cols, exact);
   EXPECT_EQ(b.layout(), l.by_cols);
-  adlib::DistArray<double, 2> rows(l.by_rows);
+  Array<2> rows(l.by_rows);
   rows.fill([](auto g) { return value_at(g[0], g[1]); });
-  adlib::DistArray<double, 2> allocated(l.by_cols);
-  adlib::Remap<double, 2> to_allocated(allocated, rows), to_a(a, rows);
+  Array<2> allocated(l.by_cols);
+  adlib::Remap<double, 2, Space> to_allocated(allocated, rows), to_a(a, rows);
   to_allocated.execute(b, rows);  // planned for `allocated`, run on the wrapped View
   to_a.execute(a, rows);
   const auto exact_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), exact);
@@ -164,11 +169,11 @@ TEST(WrapMemory, PaddedHaloExchangeAndShift) {
   const adlib::ArrayLayout layout(grid, {rows, cols});
   const auto e = layout.local_extents(me);
   Padded u_memory(e[0], e[1], 3), v_memory(e[0], e[1], 3);
-  auto u = adlib::DistArray<double, 2>::wrap(layout, u_memory.memory.data(), {u_memory.lld, 1});
-  auto v = adlib::DistArray<double, 2>::wrap(layout, v_memory.memory.data(), {v_memory.lld, 1});
+  auto u = Array<2>::wrap(layout, u_memory.memory.data(), {u_memory.lld, 1});
+  auto v = Array<2>::wrap(layout, v_memory.memory.data(), {v_memory.lld, 1});
   u.fill([](auto g) { return value_at(g[0], g[1]); });
 
-  adlib::WriteHalo<double, 2> halo(u);
+  adlib::WriteHalo<double, 2, Space> halo(u);
   halo.execute(u);
   const int c0 = grid.coordinate(me, 0), c1 = grid.coordinate(me, 1);
   const Index first0 = rows->global_index(c0, 1) - 1, first1 = cols->global_index(c1, 1) - 1;
@@ -187,7 +192,7 @@ TEST(WrapMemory, PaddedHaloExchangeAndShift) {
   EXPECT_GT(sum_over_ranks(ghosts), 0);
   EXPECT_EQ(u_memory.damaged_padding(), 0);
 
-  adlib::CShift<double, 2> shift(v, u, 2, 1);
+  adlib::CShift<double, 2, Space> shift(v, u, 2, 1);
   shift.execute(v, u);
   long long checked = 0;
   v.host_mirror().for_each_local([&](auto g, double x) {
@@ -201,9 +206,9 @@ TEST(WrapMemory, PaddedHaloExchangeAndShift) {
   EXPECT_EQ(sum_over_ranks(checked), n0 * n1);
   EXPECT_EQ(v_memory.damaged_padding(), 0);
   // The same shift into an allocated (unpadded) array agrees element by element.
-  adlib::DistArray<double, 2> w(layout), x(layout);
+  Array<2> w(layout), x(layout);
   x.fill([](auto g) { return value_at(g[0], g[1]); });
-  adlib::CShift<double, 2>(w, x, 2, 1).execute(w, x);
+  adlib::CShift<double, 2, Space>(w, x, 2, 1).execute(w, x);
   std::vector<double> shifted_wrapped = adlib::gather_all(v), shifted_plain = adlib::gather_all(w);
   EXPECT_EQ(shifted_wrapped, shifted_plain);
 }
@@ -213,40 +218,36 @@ TEST(WrapMemory, WrongBlocksAreErrorsOnEveryRank) {
   const int me = l.comm.rank(), last = l.comm.size() - 1;
   const auto e = l.by_cols.local_extents(me);
   std::vector<double> memory(static_cast<size_t>((e[0] + 1) * (e[1] + 2)), 0.0);
-  using Host = Kokkos::DefaultExecutionSpace::memory_space;
   const auto at_last = l.by_cols.local_extents(last);
   // One column short on the last rank only.
-  Kokkos::View<double**, Kokkos::LayoutRight, Host> short_view("short", e[0],
-                                                               me == last ? e[1] - 1 : e[1]);
+  Kokkos::View<double**, Kokkos::LayoutRight, Space> short_view("short", e[0],
+                                                                me == last ? e[1] - 1 : e[1]);
   adlib_test::expect_error_everywhere(
-      [&] { adlib::DistArray<double, 2>::wrap(l.by_cols, short_view); },
+      [&] { Array<2>::wrap(l.by_cols, short_view); },
       "rank " + std::to_string(last) + ", dimension 1: the layout needs a local extent of " +
           std::to_string(at_last[1]) + ", the memory given has " + std::to_string(at_last[1] - 1));
   // A row pitch below the local extent.
   adlib_test::expect_error_everywhere(
       [&] {
-        adlib::DistArray<double, 2>::wrap(l.by_cols, memory.data(),
-                                          {me == last ? e[1] - 1 : e[1], 1});
+        Array<2>::wrap(l.by_cols, memory.data(), {me == last ? e[1] - 1 : e[1], 1});
       },
       "dimension 0: expected a stride that is a multiple of 1 and at least");
   // Fortran order (column-major) is not C order.
-  Kokkos::View<double**, Kokkos::LayoutLeft, Host> left("left", e[0], e[1]);
+  Kokkos::View<double**, Kokkos::LayoutLeft, Space> left("left", e[0], e[1]);
   Kokkos::LayoutStride fortran(e[0], 1, e[1], e[0]);
-  Kokkos::View<double**, Kokkos::LayoutStride, Host, Kokkos::MemoryUnmanaged> column_major(
+  Kokkos::View<double**, Kokkos::LayoutStride, Space, Kokkos::MemoryUnmanaged> column_major(
       memory.data(), fortran);
-  adlib_test::expect_error_everywhere(
-      [&] { adlib::DistArray<double, 2>::wrap(l.by_cols, column_major); },
-      "expected stride 1 (local blocks are in C order");
+  adlib_test::expect_error_everywhere([&] { Array<2>::wrap(l.by_cols, column_major); },
+                                      "expected stride 1 (local blocks are in C order");
   // No memory where there is a block to hold.
   adlib_test::expect_error_everywhere(
-      [&] { adlib::DistArray<double, 2>::wrap(l.by_cols, me == last ? nullptr : memory.data()); },
+      [&] { Array<2>::wrap(l.by_cols, me == last ? nullptr : memory.data()); },
       "null pointer for a local block");
   // A section cannot be wrapped; a layout of another rank neither.
   adlib_test::expect_error_everywhere(
       [&] {
-        adlib::DistArray<double, 2>::wrap(
-            l.by_cols.section({adlib::Triplet{0, 1, 1}, adlib::Triplet{0, l.n1 - 1, 1}}),
-            memory.data());
+        Array<2>::wrap(l.by_cols.section({adlib::Triplet{0, 1, 1}, adlib::Triplet{0, l.n1 - 1, 1}}),
+                       memory.data());
       },
       "wrap the whole array");
   // Ranks outside the group pass no memory at all.
@@ -255,8 +256,7 @@ TEST(WrapMemory, WrongBlocksAreErrorsOnEveryRank) {
                                     {std::make_shared<adlib::BlockRange>(2, only_first.dim(0)),
                                      std::make_shared<adlib::CollapsedRange>(3)});
   std::vector<double> first_memory(me == 0 ? 2 * 5 : 0, kPad);
-  auto f =
-      adlib::DistArray<double, 2>::wrap(on_first, me == 0 ? first_memory.data() : nullptr, {5, 1});
+  auto f = Array<2>::wrap(on_first, me == 0 ? first_memory.data() : nullptr, {5, 1});
   EXPECT_EQ(f.holds_data(), me == 0);
 }
 

@@ -31,6 +31,7 @@
 
 #include <adlib/ranges/array_layout.hpp>
 #include <adlib/ranges/triplet.hpp>
+#include <adlib/runtime/detail/complex_arithmetic.hpp>
 #include <adlib/runtime/located.hpp>
 
 namespace adlib {
@@ -185,17 +186,6 @@ LocalWalk<Rank> make_walk(const ArrayLayout& layout, int rank,
   return walk;
 }
 
-/// The complex conjugate of a complex value; any other value unchanged.
-template <class T>
-KOKKOS_INLINE_FUNCTION T conjugate(const T& value) {
-  return value;
-}
-/// The complex conjugate (std::complex has no device-callable conj).
-template <class R>
-KOKKOS_INLINE_FUNCTION std::complex<R> conjugate(const std::complex<R>& value) {
-  return std::complex<R>(value.real(), -value.imag());
-}
-
 /// Element sources: what element k at memory offset `at` contributes.
 
 /// The array's element.
@@ -211,7 +201,11 @@ struct DotElement {
   const T* a;  ///< the first array's local block
   const T* b;  ///< the second's
   /// The term.
-  KOKKOS_INLINE_FUNCTION T operator()(Index, Index at) const { return conjugate(a[at]) * b[at]; }
+  KOKKOS_INLINE_FUNCTION T operator()(Index, Index at) const {
+    T term = conjugate(a[at]);
+    multiply_into(term, b[at]);
+    return term;
+  }
 };
 /// 1 where the mask holds, else 0.
 struct CountElement {
@@ -268,8 +262,11 @@ struct FoldChunks {
   KOKKOS_INLINE_FUNCTION void operator()(Index c) const {
     const Index lo = c * chunk;
     const Index hi = lo + chunk < walk.total ? lo + chunk : walk.total;
-    Value lane[kLanes];
-    for (int l = 0; l < kLanes; ++l) lane[l] = identity;
+    // Copies of the identity, not default-constructed lanes: std::complex's
+    // constructors are host functions (runtime/detail/complex_arithmetic.hpp).
+    static_assert(kLanes == 8, "the lanes below are listed one by one");
+    Value lane[kLanes] = {identity, identity, identity, identity,
+                          identity, identity, identity, identity};
     Index k = lo;
     for (; k + kLanes <= hi; k += kLanes)
       for (int l = 0; l < kLanes; ++l) op(lane[l], source(k + l, at(k + l)));

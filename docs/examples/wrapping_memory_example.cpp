@@ -16,9 +16,14 @@
 
 using adlib::Index;
 
+// The memory the application owns below is a std::vector's, host memory, so
+// every array here lives in HostSpace (a GPU build's default memory space is
+// the device's, which cannot address a std::vector).
+using HostArray = adlib::DistArray<double, 2, Kokkos::HostSpace>;
+
 // True on every rank when every element of `a` this rank holds equals
 // 1000 * row + column (collective).
-bool holds_indices(const adlib::DistArray<double, 2>& a) {
+bool holds_indices(const HostArray& a) {
   int wrong = 0, wrong_anywhere = 0;
   a.host_mirror().for_each_local([&](const auto& g, double value) {
     if (value != double(1000 * g[0] + g[1])) ++wrong;
@@ -49,13 +54,13 @@ int main(int argc, char** argv) {
   const Index m = 10, n = 12;
   auto rows = std::make_shared<adlib::BlockCyclicRange>(m, left.dim(0), 3, /*source=*/nl - 1);
   auto cols = std::make_shared<adlib::BlockCyclicRange>(n, left.dim(1), 4, /*source=*/0);
-  adlib::DistArray<double, 2> a(left, {rows, cols});
+  HostArray a(left, {rows, cols});
   a.fill([](auto g) { return double(1000 * g[0] + g[1]); });
 
   // The same matrix in column blocks on the right grid, and back.
   auto whole_rows = std::make_shared<adlib::CollapsedRange>(m);
   auto column_blocks = std::make_shared<adlib::BlockRange>(n, right.dim(1));
-  adlib::DistArray<double, 2> b(right, {whole_rows, column_blocks});
+  HostArray b(right, {whole_rows, column_blocks});
   adlib::Remap left_to_right(b, a);
   left_to_right.execute(b, a);
   ok = holds_indices(b) && ok;
@@ -68,7 +73,7 @@ int main(int argc, char** argv) {
   const std::vector<Index> local = layout.local_extents(adlib::Comm(MPI_COMM_WORLD).rank());
   const Index lld = local[1] + 4;  // 4 unused elements at the end of every row
   std::vector<double> memory(static_cast<size_t>(local[0] * lld), -1.0);
-  auto c = adlib::DistArray<double, 2>::wrap(layout, memory.data(), {lld, 1});
+  auto c = adlib::DistArray<double, 2, Kokkos::HostSpace>::wrap(layout, memory.data(), {lld, 1});
   adlib::remap(c, a);  // owned elements, straight into `memory`
   adlib::WriteHalo halo(c);
   halo.execute(c);  // ghost columns too
@@ -87,7 +92,8 @@ int main(int argc, char** argv) {
 
   // A block of the wrong size is an error on every rank.
   try {
-    auto wrong = adlib::DistArray<double, 2>::wrap(layout, memory.data(), {local[1] - 1, 1});
+    auto wrong = adlib::DistArray<double, 2, Kokkos::HostSpace>::wrap(layout, memory.data(),
+                                                                      {local[1] - 1, 1});
     ok = false;
   } catch (const adlib::Error& e) {
     if (adlib::Comm(MPI_COMM_WORLD).rank() == 0) std::printf("wrap refused: %s\n", e.what());
