@@ -54,13 +54,13 @@ int main(int argc, char** argv) {
   const Index m = 10, n = 12;
   auto rows = std::make_shared<adlib::BlockCyclicRange>(m, left.dim(0), 3, /*source=*/nl - 1);
   auto cols = std::make_shared<adlib::BlockCyclicRange>(n, left.dim(1), 4, /*source=*/0);
-  HostArray a(left, {rows, cols});
+  adlib::DistArray<double, 2, Kokkos::HostSpace> a(left, {rows, cols});
   a.fill([](auto g) { return double(1000 * g[0] + g[1]); });
 
   // The same matrix in column blocks on the right grid, and back.
   auto whole_rows = std::make_shared<adlib::CollapsedRange>(m);
   auto column_blocks = std::make_shared<adlib::BlockRange>(n, right.dim(1));
-  HostArray b(right, {whole_rows, column_blocks});
+  adlib::DistArray<double, 2, Kokkos::HostSpace> b(right, {whole_rows, column_blocks});
   adlib::Remap left_to_right(b, a);
   left_to_right.execute(b, a);
   ok = holds_indices(b) && ok;
