@@ -1,0 +1,230 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""How a d2o object's global array is split over the processes (d2o's
+distributors), and the adlib layout of that split.
+
+d2o's strategies slice the first axis or replicate:
+
+- 'equal': rows dealt as evenly as possible, the first `n % P` processes one
+  row more (d2o's rule);
+- 'fftw': FFTW's slab rule, blocks of ceil(n / P) rows, the last processes
+  possibly with fewer or none (computed here, FFTW is not needed);
+- 'freeform': each process brings its own rows (its local shape);
+- 'not': every process holds the whole array.
+
+A Distribution is immutable and shared by every object of the same global
+shape and split (d2o shares its distributors the same way), so the adlib
+layout it describes, and the Remap schedules between layouts, are built
+once per split rather than once per object."""
+import numpy as _np
+from mpi4py import MPI as _MPI
+
+from . import _adlib
+
+#: d2o's names for its strategies, by family.
+STRATEGIES = {
+    "all": ["not", "equal", "fftw", "freeform"],
+    "global": ["not", "equal", "fftw"],
+    "local": ["freeform"],
+    "slicing": ["equal", "fftw", "freeform"],
+    "not": ["not"],
+    "hdf5": ["equal", "fftw", "not"],
+}
+
+#: What adlib's Remap carries (adlib.DTYPES) and the ranks it takes; other
+#: element types and ranks are redistributed with one MPI_Alltoallv of rows.
+_ADLIB_DTYPES = ("float64", "float32", "int64", "complex128")
+_ADLIB_MAX_NDIM = 3
+
+
+def equal_rows(n, size):
+    """d2o's 'equal' split of n rows over `size` processes."""
+    base, extras = divmod(n, size)
+    return [base + (1 if r < extras else 0) for r in range(size)]
+
+
+def fftw_rows(n, size):
+    """FFTW's slab split (fftw_mpi_local_size's default block): blocks of
+    ceil(n / size) rows, in rank order."""
+    block = -(-n // size) if n else 0
+    return [max(0, min(block, n - r * block)) for r in range(size)]
+
+
+class Distribution:
+    """The split of one global shape over one communicator: per process, its
+    first-axis rows (or all of them when replicated)."""
+
+    def __init__(self, strategy, global_shape, comm, rows):
+        self.strategy = strategy
+        self.global_shape = tuple(int(n) for n in global_shape)
+        self.comm = comm
+        self.rows = tuple(rows)  # per process; the whole first axis for 'not'
+        rank = comm.rank
+        if strategy == "not":
+            self.start, self.stop = 0, self.global_shape[0]
+        else:
+            self.start = sum(self.rows[:rank])
+            self.stop = self.start + self.rows[rank]
+        self.local_shape = (self.stop - self.start,) + self.global_shape[1:]
+        self._layout = None
+
+    @property
+    def replicated(self):
+        """Does every process hold the whole array?"""
+        return self.strategy == "not"
+
+    def key(self):
+        """What two distributions that split alike share (the cache key of
+        layouts and Remaps); the strategy's name is not part of it: 'equal'
+        and 'fftw' splits that happen to coincide share schedules."""
+        return (self.replicated, self.global_shape, self.rows)
+
+    def same_split(self, other):
+        return self.comm is other.comm and self.key() == other.key()
+
+    def local_slice(self):
+        """The rows of the global array this process holds."""
+        return slice(self.start, self.stop)
+
+    def rows_of(self, rank):
+        """The rows process `rank` holds: (start, stop)."""
+        if self.replicated:
+            return 0, self.global_shape[0]
+        start = sum(self.rows[:rank])
+        return start, start + self.rows[rank]
+
+    def adlib_can_hold(self, dtype):
+        """Can adlib's Remap carry arrays of this split and element type?"""
+        return (_np.dtype(dtype).name in _ADLIB_DTYPES and
+                1 <= len(self.global_shape) <= _ADLIB_MAX_NDIM)
+
+    def adlib_layout(self):
+        """(grid, specs): the adlib layout of this split, a 1-D grid over the
+        communicator, the first dimension in irregular blocks of the rows
+        (collapsed, so replicated, for 'not'), the others whole."""
+        if self._layout is None:
+            grid = _grid_of(self.comm)
+            first = (_adlib.collapsed(self.global_shape[0]) if self.replicated
+                     else _adlib.irregular_block(list(self.rows)))
+            specs = [first] + [_adlib.collapsed(n) for n in self.global_shape[1:]]
+            self._layout = (grid, specs)
+        return self._layout
+
+
+# One 1-D process grid per communicator, kept for the communicator's life
+# (building one is collective).
+_grids = {}
+
+
+def _grid_of(comm):
+    grid = _grids.get(id(comm))
+    if grid is None or grid[0] is not comm:
+        grid = (comm, _adlib.ProcessGrid(comm, [comm.size]))
+        _grids[id(comm)] = grid
+    return grid[1]
+
+
+def grid_of(comm):
+    """The 1-D adlib process grid over `comm` (built once per communicator)."""
+    return _grid_of(comm)
+
+
+# Distributions by (strategy, shape, rows, communicator): objects of one split
+# share one, and with it its layout and schedules.
+_distributions = {}
+
+
+def distribution(strategy, global_shape, comm, local_rows=None):
+    """The Distribution of `global_shape` over `comm` by `strategy`; for
+    'freeform', `local_rows` is this process's first-axis length and the
+    global first axis is their sum (collective: one allgather)."""
+    size = comm.size
+    shape = tuple(global_shape)
+    if strategy != "freeform":
+        shape = tuple(int(n) for n in shape)
+    if strategy == "equal":
+        rows = equal_rows(shape[0], size)
+    elif strategy == "fftw":
+        rows = fftw_rows(shape[0], size)
+    elif strategy == "not":
+        rows = (shape[0],) * size
+    elif strategy == "freeform":
+        rows = comm.allgather(int(local_rows))
+        shape = (sum(rows),) + tuple(int(n) for n in shape[1:])
+    else:
+        raise ValueError("distribution_strategy must be one of %s, not %r"
+                         % (", ".join(STRATEGIES["all"]), strategy))
+    key = (strategy, shape, tuple(rows), id(comm))
+    found = _distributions.get(key)
+    if found is None or found.comm is not comm:
+        found = Distribution(strategy, shape, comm, rows)
+        _distributions[key] = found
+    return found
+
+
+# Remap schedules between two splits, by (destination key, source key,
+# element type, communicator): planned once, executed for every object.
+_remaps = {}
+
+
+def redistribute(dst_distribution, src_distribution, src_local, dtype):
+    """This process's block of the destination split, filled from the
+    source split's blocks (`src_local`, this process's, C order): adlib's
+    Remap for the element types and ranks it carries, one MPI_Alltoallv of
+    rows otherwise.  Collective over the communicator."""
+    dtype = _np.dtype(dtype)
+    dst_local = _np.empty(dst_distribution.local_shape, dtype=dtype)
+    src_local = _np.ascontiguousarray(src_local, dtype=dtype)
+    if not src_local.flags.writeable:  # adlib wraps writable memory only
+        src_local = src_local.copy()
+    if dst_distribution.adlib_can_hold(dtype):
+        grid, dst_specs = dst_distribution.adlib_layout()
+        _, src_specs = src_distribution.adlib_layout()
+        from . import wrap, Remap  # the package's checked wrappers
+        dst_array = wrap(grid, dst_specs, dst_local)
+        src_array = wrap(grid, src_specs, src_local)
+        key = (dst_distribution.key(), src_distribution.key(), dtype.name, id(grid))
+        remap = _remaps.get(key)
+        if remap is None:
+            remap = Remap(dst_array, src_array)
+            _remaps[key] = remap
+        remap.execute(dst_array, src_array)
+        return dst_local
+    _alltoallv_rows(dst_distribution, src_distribution, src_local, dst_local)
+    return dst_local
+
+
+def _alltoallv_rows(dst, src, src_local, dst_local):
+    """dst_local <- the rows of src's blocks that dst puts here: each
+    process sends every other the overlap of its source rows with the
+    other's destination rows.  From a replicated source each process copies
+    from itself (it holds every row)."""
+    comm = src.comm
+    size, rank = comm.size, comm.rank
+    row_items = int(_np.prod(src.global_shape[1:], dtype=_np.int64))
+    byte = _np.dtype(src_local.dtype).itemsize * row_items
+    send_counts, send_displs, recv_counts, recv_displs = [], [], [], []
+    my_src_start, my_src_stop = src.rows_of(rank)
+    my_dst_start, my_dst_stop = dst.rows_of(rank)
+    for other in range(size):
+        # What this process sends to `other`: its source rows that `other`
+        # needs.  A replicated source sends only to itself (every process
+        # already holds every row).
+        o_start, o_stop = dst.rows_of(other)
+        if src.replicated and other != rank:
+            lo = hi = 0
+        else:
+            lo, hi = max(my_src_start, o_start), min(my_src_stop, o_stop)
+        send_counts.append(max(0, hi - lo) * byte)
+        send_displs.append(max(0, lo - my_src_start) * byte)
+        # What this process receives from `other`.
+        s_start, s_stop = src.rows_of(other)
+        if src.replicated and other != rank:
+            lo = hi = 0
+        else:
+            lo, hi = max(s_start, my_dst_start), min(s_stop, my_dst_stop)
+        recv_counts.append(max(0, hi - lo) * byte)
+        recv_displs.append(max(0, lo - my_dst_start) * byte)
+    send = src_local.reshape(-1).view(_np.uint8) if src_local.size else _np.empty(0, _np.uint8)
+    recv = dst_local.reshape(-1).view(_np.uint8) if dst_local.size else _np.empty(0, _np.uint8)
+    comm.Alltoallv([send, send_counts, send_displs, _MPI.BYTE],
+                   [recv, recv_counts, recv_displs, _MPI.BYTE])

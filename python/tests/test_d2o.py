@@ -1,0 +1,288 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""adlib.d2o: the distributed_data_object against numpy on the whole array,
+at every rank count: d2o's strategies (rows per process by d2o's and FFTW's
+rules), creation, local and full data, operators and ufuncs between objects
+of the same and of different strategies, numpy arrays and scalars,
+reductions with and without an axis, copies; shapes with empty dimensions
+and processes without rows; element types adlib's Remap carries (float64,
+int64, complex128) and those redistributed by MPI_Alltoallv (bool, int32);
+and collective arguments that differ between processes raising the same
+exception on every process."""
+import itertools
+
+import numpy as np
+import pytest
+
+import adlib.d2o as d2o
+from adlib._d2o_distribution import equal_rows, fftw_rows
+from mpi_check import comm, everywhere
+
+P = comm.size
+STRATEGIES = ["equal", "fftw", "not", "freeform"]
+SHAPES = [(7,), (5, 3), (1,), (0, 4), (4, 0), (9, 2, 3), (2, 3, 2, 2)]
+DTYPES = [np.float64, np.int64, np.complex128, np.int32, np.bool_]
+
+
+def global_array(shape, dtype, seed=0):
+    """The same array on every process: small values, so that sums and
+    products are exact in every element type."""
+    rng = np.random.default_rng(seed)
+    values = rng.integers(-3, 4, size=shape)
+    if np.dtype(dtype) == np.bool_:
+        return values > 0
+    if np.dtype(dtype).kind == "c":
+        return (values + 1j * rng.integers(-2, 3, size=shape)).astype(dtype)
+    return values.astype(dtype)
+
+
+def freeform_rows(n):
+    """Rows per process for the 'freeform' cases: uneven, the first process
+    possibly without any."""
+    weights = [(r * 7 + 3) % 4 for r in range(P)]
+    total = sum(weights) or 1
+    rows = [n * w // total for w in weights]
+    rows[-1] += n - sum(rows)
+    return rows
+
+
+def make(a, strategy):
+    """A distributed_data_object of `a` by `strategy`."""
+    if strategy == "freeform":
+        rows = freeform_rows(a.shape[0])
+        start = sum(rows[:comm.rank])
+        return d2o.distributed_data_object(local_data=a[start:start + rows[comm.rank]],
+                                           distribution_strategy="freeform")
+    return d2o.distributed_data_object(a, distribution_strategy=strategy)
+
+
+def expected_rows(strategy, n):
+    return {"equal": equal_rows(n, P), "fftw": fftw_rows(n, P), "not": [n] * P,
+            "freeform": freeform_rows(n)}[strategy]
+
+
+def same(got, want):
+    """Equal values, shapes and element kinds (floating point: close)."""
+    got, want = np.asarray(got), np.asarray(want)
+    if got.shape != want.shape or got.dtype.kind != want.dtype.kind:
+        return False
+    if want.dtype.kind in "fc":
+        return np.allclose(got, want, equal_nan=True)
+    return np.array_equal(got, want)
+
+
+def test_the_strategies_split_rows_as_d2o_and_fftw_do():
+    assert equal_rows(10, 4) == [3, 3, 2, 2]
+    assert fftw_rows(10, 4) == [3, 3, 3, 1]
+    assert fftw_rows(5, 4) == [2, 2, 1, 0]
+    assert equal_rows(0, 3) == [0, 0, 0] and fftw_rows(0, 3) == [0, 0, 0]
+    assert set(d2o.STRATEGIES["all"]) == set(STRATEGIES)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_creation_local_blocks_and_full_data(strategy, dtype):
+    ok = True
+    for shape in SHAPES:
+        a = global_array(shape, dtype)
+        obj = make(a, strategy)
+        rows = expected_rows(strategy, shape[0])
+        start = 0 if strategy == "not" else sum(rows[:comm.rank])
+        ok &= obj.shape == shape and obj.dtype == np.dtype(dtype)
+        ok &= obj.distribution_strategy == strategy
+        ok &= np.array_equal(obj.data, a[start:start + rows[comm.rank]])
+        ok &= same(obj.get_full_data(), a)
+        at_last = obj.get_full_data(target_rank=P - 1)
+        ok &= same(at_last, a) if comm.rank == P - 1 else at_last is None
+        ok &= same(np.asarray(obj), a)
+    assert everywhere(ok)
+
+
+def test_creation_from_a_shape_a_scalar_and_another_object():
+    empty = d2o.distributed_data_object(global_shape=(6, 2), dtype=np.int64)
+    filled = d2o.distributed_data_object(2.5, global_shape=(5,), distribution_strategy="equal")
+    source = make(global_array((8, 3), np.float64), "equal")
+    moved = d2o.distributed_data_object(source, distribution_strategy="fftw")
+    kept = d2o.distributed_data_object(source)  # the source's strategy
+    assert everywhere(empty.shape == (6, 2) and empty.dtype == np.int64 and
+                      empty.distribution_strategy == d2o.DEFAULT_STRATEGY)
+    assert everywhere(same(filled.get_full_data(), np.full(5, 2.5)))
+    assert everywhere(same(moved.get_full_data(), source.get_full_data()) and
+                      moved.distribution_strategy == "fftw" and
+                      kept.distribution_strategy == "equal")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int64, np.complex128, np.int32])
+def test_operators_between_strategies_numpy_and_scalars(dtype):
+    ok, failures = True, []
+    shape = (7, 3)
+    a, b = global_array(shape, dtype, 1), global_array(shape, dtype, 2)
+    b = np.where(b == 0, 1, b).astype(dtype)  # divisors
+    operations = [("+", np.add), ("-", np.subtract), ("*", np.multiply), ("==", np.equal),
+                  ("!=", np.not_equal)]
+    if np.dtype(dtype).kind != "c":
+        operations += [("//", np.floor_divide), ("%", np.remainder), ("<", np.less),
+                       (">=", np.greater_equal)]
+    for left, right in itertools.product(STRATEGIES, STRATEGIES):
+        x, y = make(a, left), make(b, right)
+        for name, ufunc in operations:
+            result = ufunc(x, y)
+            good = (isinstance(result, d2o.distributed_data_object) and
+                    result.distribution_strategy == left and
+                    same(result.get_full_data(), ufunc(a, b)))
+            if not good:
+                failures.append((left, right, name))
+            ok &= good
+    x = make(a, "equal")
+    ok &= same((x + 1).get_full_data(), a + 1) and same((2 * x).get_full_data(), 2 * a)
+    ok &= same((b - x).get_full_data(), b - a)  # numpy on the left: still distributed
+    ok &= isinstance(b - x, d2o.distributed_data_object)
+    ok &= same((x / 2).get_full_data(), a / 2) and same((-x).get_full_data(), -a)
+    ok &= same(abs(x).get_full_data(), abs(a))
+    ok &= same((x ** 2).get_full_data(), a ** 2)
+    if np.dtype(dtype).kind == "i":
+        ok &= same((x & 3).get_full_data(), a & 3) and same((~x).get_full_data(), ~a)
+    assert everywhere(ok), failures
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_in_place_operators_keep_the_object_and_its_memory(strategy):
+    a, b = global_array((9, 2), np.float64, 3), global_array((9, 2), np.float64, 4)
+    x = make(a, strategy)
+    memory = x.data
+    x += make(b, "equal")
+    x *= 2
+    x -= b  # a numpy array of the global shape: its rows
+    i = make(global_array((9, 2), np.int64, 5), strategy)
+    with pytest.raises(TypeError):  # numpy's casting rule: int64 += float64
+        i += 0.5
+    assert everywhere(x.data is memory and same(x.get_full_data(), (a + b) * 2 - b))
+
+
+def test_ufuncs_act_on_the_blocks():
+    a = np.abs(global_array((6, 4), np.float64, 6)) + 1
+    x, y = make(a, "fftw"), make(a[::-1].copy(), "equal")
+    ok = same(np.sqrt(x).get_full_data(), np.sqrt(a))
+    ok &= same(np.maximum(x, y).get_full_data(), np.maximum(a, a[::-1]))
+    quotient, remainder = np.divmod(x, 3)
+    ok &= same(quotient.get_full_data(), a // 3) and same(remainder.get_full_data(), a % 3)
+    out = x.copy_empty()
+    np.add(x, y, out=out)
+    ok &= same(out.get_full_data(), a + a[::-1])
+    ok &= same(x.real().get_full_data(), a) and same(x.imag().get_full_data(), 0 * a)
+    z = make(global_array((5,), np.complex128, 7), "equal")
+    ok &= same(z.conjugate().get_full_data(), np.conj(z.get_full_data()))
+    assert everywhere(ok)
+
+
+REDUCTIONS = ["sum", "prod", "amin", "amax", "min", "max", "all", "any", "mean", "var", "std"]
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("dtype", [np.float64, np.int64, np.complex128, np.bool_])
+def test_reductions_with_and_without_an_axis(strategy, dtype):
+    failures = []
+    for shape in [(7,), (5, 3), (1, 4), (6, 2, 3)]:
+        a = global_array(shape, dtype, 8)
+        x = make(a, strategy)
+        axes = [None, 0, -1] + ([1, (0, 1)] if len(shape) > 1 else [])
+        for name in REDUCTIONS:
+            if np.dtype(dtype).kind == "c" and name in ("amin", "amax", "min", "max"):
+                continue
+            if np.dtype(dtype) == np.bool_ and name in ("var", "std", "mean"):
+                continue
+            for axis in axes:
+                want = getattr(np, name)(a, axis=axis)
+                got = getattr(x, name)(axis=axis)
+                if isinstance(got, d2o.distributed_data_object):
+                    got = got.get_full_data()
+                if not same(got, want):
+                    failures.append((shape, name, axis))
+    for shape in [(7,), (5, 3)]:
+        a = global_array(shape, dtype, 9)
+        if np.dtype(dtype).kind != "c":
+            x = make(a, strategy)
+            if x.argmin() != np.argmin(a) or x.argmax() != np.argmax(a):
+                failures.append((shape, "arg"))
+    assert everywhere(not failures), failures
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_reductions_of_empty_arrays(strategy):
+    x = make(np.zeros((0, 3)), strategy)
+    ok = x.sum() == 0 and x.prod() == 1 and bool(x.all()) and not x.any()
+    ok &= same(x.sum(axis=0).get_full_data(), np.zeros(3))
+    try:
+        x.amax()
+        ok = False
+    except ValueError:
+        pass
+    assert everywhere(ok)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_copies_local_data_and_full_data(strategy):
+    a = global_array((8, 2), np.float64, 10)
+    x = make(a, strategy)
+    ok = True
+    for target in ["equal", "fftw", "not"]:
+        y = x.copy(distribution_strategy=target)
+        ok &= y.distribution_strategy == target and same(y.get_full_data(), a)
+    c = x.copy(dtype=np.complex128)
+    ok &= c.dtype == np.complex128 and same(c.get_full_data(), a.astype(np.complex128))
+    ok &= c.data is not x.data
+    e = x.copy_empty(dtype=np.int32)
+    ok &= e.shape == x.shape and e.dtype == np.int32 and e.local_shape == x.local_shape
+    e2 = x.copy_empty(global_shape=(3, 3), distribution_strategy="equal")
+    ok &= e2.shape == (3, 3) and e2.distribution_strategy == "equal"
+    block = x.get_local_data()
+    x.set_local_data(block * 10)
+    ok &= same(x.get_full_data(), a * 10)
+    x.set_full_data(a + 1)
+    ok &= same(x.get_full_data(), a + 1)
+    ok &= same(x.flatten().get_full_data(), (a + 1).reshape(-1))
+    assert everywhere(ok)
+
+
+def raises_on_every_rank(kind, action, fragment):
+    """Runs `action`; True when every rank raised `kind` with `fragment` in
+    its message (collective)."""
+    try:
+        action()
+        message = None
+    except kind as error:
+        message = str(error)
+    return everywhere(message is not None and fragment in message)
+
+
+def test_collective_arguments_that_differ_raise_on_every_process():
+    if P < 2:
+        pytest.skip("arguments can differ between processes from two on")
+    last = comm.rank == P - 1
+    assert raises_on_every_rank(
+        ValueError, lambda: d2o.distributed_data_object(global_shape=(4 + last, 2)), "differ")
+    assert raises_on_every_rank(
+        ValueError, lambda: d2o.distributed_data_object(
+            global_shape=(4,), dtype=np.float32 if last else np.float64), "dtype")
+    assert raises_on_every_rank(
+        ValueError, lambda: d2o.distributed_data_object(
+            global_shape=(4,), distribution_strategy="equal" if last else "fftw"), "strategy")
+    assert raises_on_every_rank(
+        ValueError, lambda: d2o.distributed_data_object(
+            global_shape=(4,), distribution_strategy="slabs" if last else "fftw"), "slabs")
+    assert raises_on_every_rank(
+        ValueError, lambda: d2o.distributed_data_object(
+            local_data=np.zeros((1, 2 + last)), distribution_strategy="freeform"), "differ")
+
+
+def test_bad_arguments_raise_on_every_process():
+    assert raises_on_every_rank(
+        ValueError, lambda: d2o.distributed_data_object(global_shape=(-1, 2)), "negative")
+    assert raises_on_every_rank(
+        ValueError, lambda: d2o.distributed_data_object(global_shape=()), "dimension")
+    assert raises_on_every_rank(
+        ValueError, lambda: d2o.distributed_data_object(distribution_strategy="freeform"),
+        "local_data")
+    x = make(global_array((5,), np.float64), "equal")
+    assert raises_on_every_rank(ValueError, lambda: x + make(global_array((6,), np.float64),
+                                                             "equal"), "shapes")
+    assert raises_on_every_rank(ValueError, lambda: x.set_full_data(np.zeros(4)), "shape")
