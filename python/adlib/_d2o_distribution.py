@@ -50,20 +50,20 @@ def fftw_rows(n, size):
 
 
 class Distribution:
-    """The split of one global shape over one communicator: per process, its
-    first-axis rows (or all of them when replicated)."""
+    """The split of one global shape over one communicator: per position, a
+    number of first-axis rows (the whole first axis for 'not'), the
+    positions held by the processes `order` names (rank order unless given:
+    a slice with a negative step keeps each process's rows where they are,
+    so its result lists the processes in reverse)."""
 
-    def __init__(self, strategy, global_shape, comm, rows):
+    def __init__(self, strategy, global_shape, comm, rows, order=None):
         self.strategy = strategy
         self.global_shape = tuple(int(n) for n in global_shape)
         self.comm = comm
-        self.rows = tuple(rows)  # per process; the whole first axis for 'not'
-        rank = comm.rank
-        if strategy == "not":
-            self.start, self.stop = 0, self.global_shape[0]
-        else:
-            self.start = sum(self.rows[:rank])
-            self.stop = self.start + self.rows[rank]
+        self.rows = tuple(rows)  # per position
+        self.order = tuple(range(comm.size)) if order is None else tuple(order)
+        self._position = {rank: position for position, rank in enumerate(self.order)}
+        self.start, self.stop = self.rows_of(comm.rank)
         self.local_shape = (self.stop - self.start,) + self.global_shape[1:]
         self._layout = None
 
@@ -76,7 +76,7 @@ class Distribution:
         """What two distributions that split alike share (the cache key of
         layouts and Remaps); the strategy's name is not part of it: 'equal'
         and 'fftw' splits that happen to coincide share schedules."""
-        return (self.replicated, self.global_shape, self.rows)
+        return (self.replicated, self.global_shape, self.rows, self.order)
 
     def same_split(self, other):
         return self.comm is other.comm and self.key() == other.key()
@@ -89,8 +89,9 @@ class Distribution:
         """The rows process `rank` holds: (start, stop)."""
         if self.replicated:
             return 0, self.global_shape[0]
-        start = sum(self.rows[:rank])
-        return start, start + self.rows[rank]
+        position = self._position[rank]
+        start = sum(self.rows[:position])
+        return start, start + self.rows[position]
 
     def adlib_can_hold(self, dtype):
         """Can adlib's Remap carry arrays of this split and element type?"""
@@ -102,7 +103,7 @@ class Distribution:
         communicator, the first dimension in irregular blocks of the rows
         (collapsed, so replicated, for 'not'), the others whole."""
         if self._layout is None:
-            grid = _grid_of(self.comm)
+            grid = _grid_of(self.comm, self.order)
             first = (_adlib.collapsed(self.global_shape[0]) if self.replicated
                      else _adlib.irregular_block(list(self.rows)))
             specs = [first] + [_adlib.collapsed(n) for n in self.global_shape[1:]]
@@ -110,16 +111,20 @@ class Distribution:
         return self._layout
 
 
-# One 1-D process grid per communicator, kept for the communicator's life
-# (building one is collective).
+# 1-D process grids per communicator and process order, kept for the
+# communicator's life (building one is collective).
 _grids = {}
 
 
-def _grid_of(comm):
-    grid = _grids.get(id(comm))
+def _grid_of(comm, order=None):
+    in_rank_order = order is None or tuple(order) == tuple(range(comm.size))
+    key = (id(comm), None if in_rank_order else tuple(order))
+    grid = _grids.get(key)
     if grid is None or grid[0] is not comm:
-        grid = (comm, _adlib.ProcessGrid(comm, [comm.size]))
-        _grids[id(comm)] = grid
+        made = (_adlib.ProcessGrid(comm, [comm.size]) if in_rank_order
+                else _adlib.ProcessGrid(comm, [comm.size], list(order)))
+        grid = (comm, made)
+        _grids[key] = grid
     return grid[1]
 
 
@@ -177,12 +182,12 @@ def redistribute(dst_distribution, src_distribution, src_local, dtype):
     if not src_local.flags.writeable:  # adlib wraps writable memory only
         src_local = src_local.copy()
     if dst_distribution.adlib_can_hold(dtype):
-        grid, dst_specs = dst_distribution.adlib_layout()
-        _, src_specs = src_distribution.adlib_layout()
+        dst_grid, dst_specs = dst_distribution.adlib_layout()
+        src_grid, src_specs = src_distribution.adlib_layout()
         from . import wrap, Remap  # the package's checked wrappers
-        dst_array = wrap(grid, dst_specs, dst_local)
-        src_array = wrap(grid, src_specs, src_local)
-        key = (dst_distribution.key(), src_distribution.key(), dtype.name, id(grid))
+        dst_array = wrap(dst_grid, dst_specs, dst_local)
+        src_array = wrap(src_grid, src_specs, src_local)
+        key = (dst_distribution.key(), src_distribution.key(), dtype.name, id(dst_grid))
         remap = _remaps.get(key)
         if remap is None:
             remap = Remap(dst_array, src_array)

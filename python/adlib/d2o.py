@@ -389,6 +389,97 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
                              "element is ambiguous. Use a.any() or a.all()")
         return bool(self.get_full_data().reshape(()))
 
+    # -- indexing ---------------------------------------------------------------
+
+    def _selection(self, key):
+        """What `key` (integers, slices, Ellipsis) selects: (local_key, shape,
+        split, owner).  local_key indexes this process's block; shape is the
+        result's global shape; split is the result's split when the first
+        axis is sliced (each process keeps the rows it holds, in the order
+        the slice visits them: no communication), else None; owner is the
+        process holding the row an integer first index names (None when
+        every process holds it)."""
+        key = _expand_key(key, self.shape)
+        dist = self.distributor
+        rest = key[1:]
+        trailing = _np.broadcast_to(_np.empty(()), self.shape[1:])[rest].shape
+        first = key[0]
+        if isinstance(first, slice):
+            indices = range(*first.indices(self.shape[0]))
+            shape = (len(indices),) + trailing
+            if dist.replicated:
+                return (first,) + rest, shape, _distribution("not", shape, self.comm), None
+            order = list(range(self.comm.size))
+            if indices.step < 0:
+                order.reverse()
+            rows = [len(_range_within(indices, *dist.rows_of(r))) for r in order]
+            split = _Distribution("freeform", shape, self.comm, rows, order)
+            mine = _range_within(indices, dist.start, dist.stop)
+            if len(mine) == 0:
+                local = slice(0, 0)
+            else:
+                begin = mine.start - dist.start
+                end = begin + len(mine) * mine.step
+                local = slice(begin, end if end >= 0 else None, mine.step)
+            return (local,) + rest, shape, split, None
+        if dist.replicated:
+            return key, trailing, None, None
+        owner = next(r for r in range(self.comm.size)
+                     if dist.rows_of(r)[0] <= first < dist.rows_of(r)[1])
+        return (first - dist.start,) + rest, trailing, None, owner
+
+    def __getitem__(self, key):
+        """Integers, slices (negative steps too) and Ellipsis, as numpy.  A
+        slice of the first axis gives an object whose processes keep the
+        rows they hold (views of their blocks, as numpy's basic slicing; no
+        communication); an integer first index gives the row's values on
+        every process (a replicated object, or a number)."""
+        local_key, shape, split, owner = self._selection(key)
+        if split is not None:
+            return self._from_local(split, self.data[local_key])
+        if owner is None:
+            value = self.data[local_key]
+        else:
+            value = self.comm.bcast(
+                self.data[local_key] if self.comm.rank == owner else None, root=owner)
+        if not shape:
+            return value
+        return self._from_local(_distribution("not", shape, self.comm), _np.array(value))
+
+    def __setitem__(self, key, value):
+        """Writes `value` (a scalar, a numpy array of the selection's shape or
+        one that broadcasts to it, or an object of the selection's shape) into
+        the selection: each process writes the part it holds."""
+        local_key, shape, split, owner = self._selection(key)
+        if isinstance(value, distributed_data_object):
+            if value.shape != shape:
+                raise ValueError("d2o: could not assign an object of shape %s to a selection "
+                                 "of shape %s" % (value.shape, shape))
+            if split is None:
+                value = value.get_full_data()
+            else:
+                if not value.distributor.same_split(split):
+                    value = _redistribute(split, value.distributor, value.data, value.dtype)
+                else:
+                    value = value.data
+                self.data[local_key] = value
+                return
+        value = _np.asarray(value)
+        if split is not None and value.ndim == len(shape) and value.ndim > 0 \
+                and value.shape[0] == shape[0] and shape[0] != 1:
+            value = value[split.start:split.stop]  # this process's rows of the selection
+        if owner is not None and owner != self.comm.rank:
+            return
+        self.data[local_key] = value
+
+    def get_data(self, key, **kwargs):
+        """obj[key] (d2o's name)."""
+        return self[key]
+
+    def set_data(self, data, key, **kwargs):
+        """obj[key] = data (d2o's name)."""
+        self[key] = data
+
     # -- reductions -----------------------------------------------------------
 
     def _fold(self, name, combine, axis=None, empty_value=None):
@@ -511,7 +602,7 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
             target = _distribution("not", (self.size,), self.comm)
         else:
             target = _Distribution("freeform", (self.size,), self.comm,
-                                   [r * row_items for r in dist.rows])
+                                   [r * row_items for r in dist.rows], dist.order)
         return self._from_local(target, self.data.reshape(-1).copy())
 
 
@@ -529,6 +620,47 @@ def check_and_agree(comm, check):
     _agree(comm, "d2o.distributed_data_object(strategy=%s, shape=%s, dtype=%s)"
            % (strategy, agreed_shape, kind.name))
     return strategy, shape, kind, source
+
+
+def _expand_key(key, shape):
+    """`key` as one integer (non-negative, checked) or slice per dimension."""
+    key = key if isinstance(key, tuple) else (key,)
+    ellipses = sum(1 for k in key if k is Ellipsis)
+    if ellipses > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if len(key) - ellipses > len(shape):
+        raise IndexError("too many indices for an array of dimension %d" % len(shape))
+    if ellipses:
+        at = next(i for i, k in enumerate(key) if k is Ellipsis)
+        key = key[:at] + (slice(None),) * (len(shape) - len(key) + 1) + key[at + 1:]
+    key = key + (slice(None),) * (len(shape) - len(key))
+    expanded = []
+    for d, (k, n) in enumerate(zip(key, shape)):
+        if isinstance(k, slice):
+            expanded.append(k)
+        elif isinstance(k, (_numbers.Integral, _np.integer)) and not isinstance(k, bool):
+            if not -n <= k < n:
+                raise IndexError("index %d is out of bounds for axis %d with size %d"
+                                 % (k, d, n))
+            expanded.append(int(k) % n)
+        else:
+            raise IndexError("adlib.d2o indexes with integers, slices and Ellipsis (masks and "
+                             "index arrays are not supported yet), not %s" % type(k).__name__)
+    return tuple(expanded)
+
+
+def _range_within(indices, low, high):
+    """The part of range `indices` inside [low, high), as a range."""
+    step = indices.step
+    if step > 0:
+        start = indices.start
+        if start < low:
+            start += -(-(low - start) // step) * step
+        return range(start, min(indices.stop, high), step)
+    start = indices.start
+    if start > high - 1:
+        start -= -(-(start - (high - 1)) // -step) * -step
+    return range(start, max(indices.stop, low - 1), step)
 
 
 def _checked_shape(shape):
@@ -558,7 +690,7 @@ def _normalize_axes(axis, ndim):
 def _reduced_split(dist, axes):
     """The split of the array left after reducing `axes` (not the first)."""
     shape = tuple(n for d, n in enumerate(dist.global_shape) if d not in axes)
-    return _Distribution(dist.strategy, shape, dist.comm, dist.rows)
+    return _Distribution(dist.strategy, shape, dist.comm, dist.rows, dist.order)
 
 
 def _binary_operators():

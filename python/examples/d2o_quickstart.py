@@ -28,6 +28,11 @@ column_sums = q.sum(axis=0)                       # a replicated ('not') object
 row_means = q.mean(axis=1)                        # rows stay where they are
 full = q.get_full_data()                          # the whole array on every process
 
+every_other = q[1:6:2, ::-1]                      # each process keeps its rows: no messages
+backwards = q[::-1]                               # the same, the processes in reverse order
+corner = q[0, 3]                                  # a number, from the process holding it
+q[::2, 0] = 0.0                                   # each process writes what it holds
+
 mine = np.full((comm.rank + 1, 4), float(comm.rank))
 f = d2o.distributed_data_object(local_data=mine, distribution_strategy="freeform")
 
@@ -42,6 +47,11 @@ ok = np.array_equal(full, expected) and np.allclose(r.get_full_data(), np.sqrt(e
 ok = ok and total == expected.sum() and np.array_equal(column_sums.get_full_data(),
                                                        expected.sum(axis=0))
 ok = ok and np.allclose(row_means.get_full_data(), expected.mean(axis=1))
+ok = ok and np.array_equal(every_other.get_full_data(), expected[1:6:2, ::-1])
+ok = ok and corner == expected[0, 3]
+expected[::2, 0] = 0.0
+ok = ok and np.array_equal(q.get_full_data(), expected)
+ok = ok and np.array_equal(backwards.get_full_data(), expected[::-1])  # a view, as in numpy
 ok = ok and np.array_equal(local_rows, a[obj.distributor.local_slice()])
 ok = ok and f.shape == (comm.size * (comm.size + 1) // 2, 4)
 ok = ok and (disagreement is not None) == (comm.size > 1)

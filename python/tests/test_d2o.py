@@ -286,3 +286,67 @@ def test_bad_arguments_raise_on_every_process():
     assert raises_on_every_rank(ValueError, lambda: x + make(global_array((6,), np.float64),
                                                              "equal"), "shapes")
     assert raises_on_every_rank(ValueError, lambda: x.set_full_data(np.zeros(4)), "shape")
+
+
+KEYS = [
+    (slice(None),), (slice(1, 6, 2),), (slice(None, None, -1),), (slice(None, None, -2),),
+    (slice(5, 0, -3),), (slice(10, 20),), (slice(-3, None),), (2,), (-1,), (3, 1), (-2, -1),
+    (slice(None), 1), (Ellipsis, 0), (slice(2, 7), slice(None, None, -1)), (Ellipsis,),
+    (0, Ellipsis),
+]
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+def test_getitem_with_integers_slices_and_ellipsis(strategy, dtype):
+    a = global_array((8, 3), dtype, 11)
+    x = make(a, strategy)
+    failures = []
+    for key in KEYS:
+        got, want = x[key], a[key]
+        if isinstance(got, d2o.distributed_data_object):
+            if x.distribution_strategy != "not" and isinstance(key[0], slice):
+                # the processes keep their own rows: no communication
+                if not np.shares_memory(got.data, x.data) and got.data.size:
+                    failures.append((key, "copied"))
+            got = got.get_full_data()
+        if not same(got, want):
+            failures.append(key)
+    assert everywhere(not failures), failures
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_setitem_with_scalars_arrays_and_objects(strategy):
+    a = global_array((9, 4), np.float64, 12)
+    failures = []
+    for key in KEYS[:12]:
+        x, want = make(a, strategy), a.copy()
+        x[key] = 7.5
+        want[key] = 7.5
+        if not same(x.get_full_data(), want):
+            failures.append((key, "scalar"))
+        shape = a[key].shape
+        values = np.arange(np.prod(shape, dtype=int), dtype=np.float64).reshape(shape) + 100
+        x[key] = values
+        want[key] = values
+        if not same(x.get_full_data(), want):
+            failures.append((key, "numpy"))
+        if len(shape) >= 1 and shape[0] > 0:
+            for source in ["equal", "not"]:
+                x[key] = make(values - 50, source)
+                want[key] = values - 50
+                if not same(x.get_full_data(), want):
+                    failures.append((key, source))
+    x = make(a, strategy)
+    x.set_data(np.zeros(9), (slice(None), 2))
+    want = a.copy()
+    want[:, 2] = 0
+    ok = same(x.get_full_data(), want) and same(x.get_data((slice(None), 2)).get_full_data(),
+                                                 np.zeros(9))
+    assert everywhere(ok and not failures), failures
+
+
+def test_bad_keys_raise_index_errors_on_every_process():
+    x = make(global_array((5, 2), np.float64), "equal")
+    for key in [(5,), (-6,), (0, 0, 0), (Ellipsis, Ellipsis), ([0, 1],)]:
+        assert raises_on_every_rank(IndexError, lambda: x[key], ""), key
