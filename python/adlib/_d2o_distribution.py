@@ -66,6 +66,7 @@ class Distribution:
         self.start, self.stop = self.rows_of(comm.rank)
         self.local_shape = (self.stop - self.start,) + self.global_shape[1:]
         self._layout = None
+        self.selections = {}  # what index keys select (adlib.d2o's cache)
 
     @property
     def replicated(self):

@@ -42,6 +42,10 @@ __all__ = ["distributed_data_object", "STRATEGIES"]
 #: installed (adlib computes FFTW's slab rule itself).
 DEFAULT_STRATEGY = "fftw"
 
+# The ndarray method of each numpy reduction adlib.d2o folds with.
+_METHODS = {"sum": "sum", "prod": "prod", "amin": "min", "amax": "max", "all": "all",
+            "any": "any"}
+
 _ERRORS = {"TypeError": TypeError, "ValueError": ValueError, "IndexError": IndexError,
            "AttributeError": AttributeError}
 
@@ -399,6 +403,23 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
         the slice visits them: no communication), else None; owner is the
         process holding the row an integer first index names (None when
         every process holds it)."""
+        # Keys repeat (a loop over obj[::-2], obj[i]): what a key selects is
+        # kept per split, under a hashable form of the key.
+        dist = self.distributor
+        cache_key = _hashable_key(key)
+        if cache_key is not None:
+            found = dist.selections.get(cache_key)
+            if found is not None:
+                return found
+        found = self._select(key)
+        if cache_key is not None:
+            if len(dist.selections) >= 64:
+                dist.selections.clear()
+            dist.selections[cache_key] = found
+        return found
+
+    def _select(self, key):
+        """_selection without the cache."""
         key = _expand_key(key, self.shape)
         dist = self.distributor
         rest = key[1:]
@@ -486,8 +507,14 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
         """The numpy reduction `name` over `axis` (None: every element): each
         block folded with numpy, the per-process results combined by
         `combine` (a numpy reduction over a stacked first axis)."""
-        function = getattr(_np, name)
         dist = self.distributor
+        if axis is None and (dist.replicated or self.comm.size == 1):
+            # Every element is here: numpy's own method, nothing else.
+            if self.data.size == 0 and empty_value is None:
+                raise ValueError("zero-size array to reduction operation %s which has no "
+                                 "identity" % name)
+            return getattr(self.data, _METHODS[name])()
+        function = getattr(_np, name)
         axes = _normalize_axes(axis, self.ndim)
         if axes is not None and 0 not in axes:
             # Along rows only: each process reduces its own rows.
@@ -500,7 +527,8 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
             result = function(self.data, axis=axes)
         else:
             mine = function(self.data, axis=axes) if self.data.size else None
-            partials = [p for p in self.comm.allgather(mine) if p is not None]
+            gathered = [mine] if self.comm.size == 1 else self.comm.allgather(mine)
+            partials = [p for p in gathered if p is not None]
             if not partials:
                 result = function(_np.empty((0,) + self.shape[1:], self.dtype), axis=axes)
             else:
@@ -647,6 +675,22 @@ def _expand_key(key, shape):
             raise IndexError("adlib.d2o indexes with integers, slices and Ellipsis (masks and "
                              "index arrays are not supported yet), not %s" % type(k).__name__)
     return tuple(expanded)
+
+
+def _hashable_key(key):
+    """`key` as a hashable value (slices as triples), or None for keys of
+    other kinds (those are not cached)."""
+    parts = []
+    for k in key if isinstance(key, tuple) else (key,):
+        if isinstance(k, slice):
+            parts.append(("s", k.start, k.stop, k.step))
+        elif k is Ellipsis:
+            parts.append(("e",))
+        elif isinstance(k, (int, _np.integer)) and not isinstance(k, bool):
+            parts.append(("i", int(k)))
+        else:
+            return None
+    return tuple(parts)
 
 
 def _range_within(indices, low, high):
