@@ -208,26 +208,22 @@ def _alltoallv_rows(dst, src, src_local, dst_local):
     size, rank = comm.size, comm.rank
     row_items = int(_np.prod(src.global_shape[1:], dtype=_np.int64))
     byte = _np.dtype(src_local.dtype).itemsize * row_items
+    def moved(sender, receiver):
+        """The rows `sender`'s source block gives `receiver`'s destination
+        block: (lo, hi), hi <= lo when none.  A replicated source gives only
+        to itself (every process already holds every row)."""
+        if src.replicated and sender != receiver:
+            return 0, 0
+        (s_start, s_stop), (d_start, d_stop) = src.rows_of(sender), dst.rows_of(receiver)
+        return max(s_start, d_start), min(s_stop, d_stop)
+
     send_counts, send_displs, recv_counts, recv_displs = [], [], [], []
-    my_src_start, my_src_stop = src.rows_of(rank)
-    my_dst_start, my_dst_stop = dst.rows_of(rank)
+    my_src_start, my_dst_start = src.rows_of(rank)[0], dst.rows_of(rank)[0]
     for other in range(size):
-        # What this process sends to `other`: its source rows that `other`
-        # needs.  A replicated source sends only to itself (every process
-        # already holds every row).
-        o_start, o_stop = dst.rows_of(other)
-        if src.replicated and other != rank:
-            lo = hi = 0
-        else:
-            lo, hi = max(my_src_start, o_start), min(my_src_stop, o_stop)
+        lo, hi = moved(rank, other)
         send_counts.append(max(0, hi - lo) * byte)
         send_displs.append(max(0, lo - my_src_start) * byte)
-        # What this process receives from `other`.
-        s_start, s_stop = src.rows_of(other)
-        if src.replicated and other != rank:
-            lo = hi = 0
-        else:
-            lo, hi = max(s_start, my_dst_start), min(s_stop, my_dst_stop)
+        lo, hi = moved(other, rank)
         recv_counts.append(max(0, hi - lo) * byte)
         recv_displs.append(max(0, lo - my_dst_start) * byte)
     send = src_local.reshape(-1).view(_np.uint8) if src_local.size else _np.empty(0, _np.uint8)
