@@ -19,7 +19,6 @@ timing.
 (one process: run it without mpirun, or with -np 1).
 """
 import argparse
-import json
 import os
 import sys
 import timeit
@@ -27,8 +26,8 @@ import timeit
 import numpy as np
 from mpi4py import MPI
 
-import adlib
 import adlib.d2o as d2o
+from bench_output import append_jsonl
 
 MIN_REPEAT_S = float(os.environ.get("ANCHORS_MIN_REP_S", "0.2"))
 REPEATS = 5
@@ -107,12 +106,7 @@ def main():
                   (case, name, adlib_us, numpy_us, 100.0 * numpy_us / adlib_us))
             sys.stdout.flush()
     if args.jsonl:
-        with open(args.jsonl, "a") as out:
-            out.write(json.dumps({"meta": True, "np": 1, "host": os.uname().nodename,
-                                  "adlib": adlib.__version__, "python": sys.version.split()[0],
-                                  "numpy": np.__version__}) + "\n")
-            for line in lines:
-                out.write(json.dumps(line) + "\n")
+        append_jsonl(args.jsonl, lines, 1)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,6 @@ harness.
         /usr/bin/python3 python/bench/py_bench.py [--jsonl FILE]
 """
 import argparse
-import json
 import math
 import os
 import statistics
@@ -32,6 +31,7 @@ import numpy as np
 from mpi4py import MPI
 
 import adlib
+from bench_output import append_jsonl
 
 comm = MPI.COMM_WORLD
 MIN_REPEAT_S = float(os.environ.get("ANCHORS_MIN_REP_S", "0.2"))
@@ -217,12 +217,7 @@ def main():
                 print("%-16s %-13s %10.2f %10.2f %10.2f %9d %7.2f %7.2f %8.1f%s" %
                       (case, impl, median, lo, hi, nbytes, line["GBps"], lat, dirty, extra))
     if comm.rank == 0 and args.jsonl:
-        with open(args.jsonl, "a") as out:
-            out.write(json.dumps({"meta": True, "np": comm.size, "host": os.uname().nodename,
-                                  "adlib": adlib.__version__, "python": sys.version.split()[0],
-                                  "numpy": np.__version__}) + "\n")
-            for line in lines:
-                out.write(json.dumps(line) + "\n")
+        append_jsonl(args.jsonl, lines, comm.size)
 
 
 if __name__ == "__main__":
