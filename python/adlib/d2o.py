@@ -455,6 +455,8 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
         rows they hold (views of their blocks, as numpy's basic slicing; no
         communication); an integer first index gives the row's values on
         every process (a replicated object, or a number)."""
+        if _is_mask(key):
+            return self._masked(key)
         local_key, shape, split, owner = self._selection(key)
         if split is not None:
             return self._from_local(split, self.data[local_key])
@@ -471,6 +473,9 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
         """Writes `value` (a scalar, a numpy array of the selection's shape or
         one that broadcasts to it, or an object of the selection's shape) into
         the selection: each process writes the part it holds."""
+        if _is_mask(key):
+            self._set_masked(key, value)
+            return
         local_key, shape, split, owner = self._selection(key)
         if isinstance(value, distributed_data_object):
             if value.shape != shape:
@@ -492,6 +497,50 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
         if owner is not None and owner != self.comm.rank:
             return
         self.data[local_key] = value
+
+    def _mask_block(self, mask):
+        """This process's part of a boolean mask of this object's shape: an
+        object's (redistributed to this split if needed) or a numpy array's
+        rows."""
+        if mask.shape != self.shape:
+            raise IndexError("d2o: a boolean index of shape %s for an array of shape %s"
+                             % (mask.shape, self.shape))
+        if isinstance(mask, distributed_data_object):
+            return self._operand(mask)
+        return mask[self.distributor.local_slice()]
+
+    def _mask_split(self, selected):
+        """The split of a masked selection, `selected` elements here: each
+        process keeps its elements, in the order its rows come (one
+        allgather of the counts); replicated objects stay replicated."""
+        dist = self.distributor
+        if dist.replicated:
+            return _distribution("not", (selected,), self.comm)
+        counts = self.comm.allgather(selected)
+        return _Distribution("freeform", (sum(counts),), self.comm,
+                             [counts[r] for r in dist.order], dist.order)
+
+    def _masked(self, mask):
+        """obj[mask]: the elements where a boolean mask of the object's shape
+        holds, as a 1-D object, in C order (numpy's)."""
+        values = self.data[self._mask_block(mask)]
+        return self._from_local(self._mask_split(values.size), values)
+
+    def _set_masked(self, mask, value):
+        """obj[mask] = value: a scalar, a 1-D array or object of as many
+        elements as the mask selects (each process takes its own)."""
+        block = self._mask_block(mask)
+        if isinstance(value, distributed_data_object):
+            value = value.get_full_data()
+        value = _np.asarray(value)
+        if value.ndim == 0 or (value.ndim == 1 and value.size == 1):
+            self.data[block] = value.reshape(())
+            return
+        split = self._mask_split(int(_np.count_nonzero(block)))
+        if value.shape != split.global_shape:
+            raise ValueError("d2o: %d values for %d elements the mask selects"
+                             % (value.size, split.global_shape[0]))
+        self.data[block] = value[split.start:split.stop]
 
     def get_data(self, key, **kwargs):
         """obj[key] (d2o's name)."""
@@ -672,9 +721,16 @@ def _expand_key(key, shape):
                                  % (k, d, n))
             expanded.append(int(k) % n)
         else:
-            raise IndexError("adlib.d2o indexes with integers, slices and Ellipsis (masks and "
-                             "index arrays are not supported yet), not %s" % type(k).__name__)
+            raise IndexError("adlib.d2o indexes with integers, slices, Ellipsis and boolean "
+                             "masks of the array's shape (index arrays are not supported yet), "
+                             "not %s" % type(k).__name__)
     return tuple(expanded)
+
+
+def _is_mask(key):
+    """Is `key` a boolean mask (a numpy array or an object of bools)?"""
+    return (isinstance(key, (distributed_data_object, _np.ndarray)) and
+            _np.dtype(key.dtype) == _np.bool_)
 
 
 def _hashable_key(key):

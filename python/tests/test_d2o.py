@@ -350,3 +350,35 @@ def test_bad_keys_raise_index_errors_on_every_process():
     x = make(global_array((5, 2), np.float64), "equal")
     for key in [(5,), (-6,), (0, 0, 0), (Ellipsis, Ellipsis), ([0, 1],)]:
         assert raises_on_every_rank(IndexError, lambda: x[key], ""), key
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_boolean_masks_select_and_assign_in_c_order(strategy):
+    a = global_array((7, 3), np.float64, 13)
+    failures = []
+    for mask_kind in ["numpy", "equal", "same"]:
+        x = make(a, strategy)
+        mask = a > 0
+        if mask_kind == "equal":
+            mask = make(mask, "equal")
+        elif mask_kind == "same":
+            mask = x > 0  # an object of x's own split
+        if not same(x[mask].get_full_data(), a[a > 0]):
+            failures.append((mask_kind, "get"))
+        x[mask] = -1.0
+        want = a.copy()
+        want[a > 0] = -1.0
+        if not same(x.get_full_data(), want):
+            failures.append((mask_kind, "set scalar"))
+        values = np.arange(np.count_nonzero(a > 0), dtype=np.float64)
+        x[mask] = values
+        want[a > 0] = values
+        if not same(x.get_full_data(), want):
+            failures.append((mask_kind, "set values"))
+    backwards = make(a, strategy)[::-1]  # a split whose processes come in reverse
+    if not same(backwards[backwards.get_full_data() < 0].get_full_data(), a[::-1][a[::-1] < 0]):
+        failures.append("reversed split")
+    assert everywhere(not failures), failures
+    x = make(a, strategy)
+    assert raises_on_every_rank(IndexError, lambda: x[np.ones(7, dtype=bool)], "boolean index")
+    assert raises_on_every_rank(ValueError, lambda: x.__setitem__(a > 0, np.zeros(2)), "values")
