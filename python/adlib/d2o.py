@@ -115,7 +115,7 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
             return self._global_arguments(strategy, global_data, global_shape, dtype)
 
         # What every process must agree on is in the operation's name.
-        strategy, shape, kind, source = check_and_agree(comm, check)
+        strategy, shape, kind, source = _check_and_agree(comm, check)
         if strategy == "freeform":
             self.distributor = _distribution(strategy, shape, comm, local_rows=source[0])
             data = source[1]
@@ -683,7 +683,7 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
         return self._from_local(target, self.data.reshape(-1).copy())
 
 
-def check_and_agree(comm, check):
+def _check_and_agree(comm, check):
     """Runs the constructor's checks on every process, agreeing on the
     verdict and on what must be the same everywhere (strategy, the global
     shape after the first axis for 'freeform', the whole shape otherwise,
