@@ -24,6 +24,7 @@ per-process results (one small allgather).
 Collective arguments (global shape, dtype, strategy) are agreed: a call
 whose arguments differ between processes raises the same exception on every
 process instead of hanging.  See docs/d2o.md for what differs from d2o."""
+import math as _math
 import numbers as _numbers
 
 import numpy as _np
@@ -45,6 +46,21 @@ DEFAULT_STRATEGY = "fftw"
 # The ndarray method of each numpy reduction adlib.d2o folds with.
 _METHODS = {"sum": "sum", "prod": "prod", "amin": "min", "amax": "max", "all": "all",
             "any": "any"}
+
+# Reductions combined across processes by one MPI_Allreduce of the partial
+# results, for the element types MPI reduces; minima and maxima only of
+# integers (MPI's MIN and MAX need not propagate NaN as numpy does, and
+# take no bool or complex), nothing of a type MPI has no datatype for.
+_MPI_OPERATIONS = {"sum": _MPI.SUM, "prod": _MPI.PROD, "amin": _MPI.MIN, "amax": _MPI.MAX,
+                   "all": _MPI.LAND, "any": _MPI.LOR}
+
+
+def _allreduces(name, dtype):
+    """Is the reduction `name` of `dtype` elements combined by MPI_Allreduce?"""
+    if name not in _MPI_OPERATIONS or dtype.char not in "?bhilqBHILQfdFD":
+        return False
+    return name not in ("amin", "amax") or dtype.kind in "iu"
+
 
 _ERRORS = {"TypeError": TypeError, "ValueError": ValueError, "IndexError": IndexError,
            "AttributeError": AttributeError}
@@ -224,7 +240,7 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
     @property
     def size(self):
         """The number of elements of the global array."""
-        return int(_np.prod(self.shape, dtype=_np.int64))
+        return _math.prod(self.shape)
 
     @property
     def distribution_strategy(self):
@@ -572,8 +588,10 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
         if self.size == 0 and empty_value is None:
             raise ValueError("zero-size array to reduction operation %s which has no identity"
                              % name)
-        if dist.replicated:
+        if dist.replicated or self.comm.size == 1:
             result = function(self.data, axis=axes)
+        elif _allreduces(name, self.dtype):
+            result = self._allreduced(name, function, axes)
         else:
             mine = function(self.data, axis=axes) if self.data.size else None
             gathered = [mine] if self.comm.size == 1 else self.comm.allgather(mine)
@@ -586,6 +604,28 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
             return result[()] if isinstance(result, _np.ndarray) else result
         replicated = _distribution("not", _np.shape(result), self.comm)
         return self._from_local(replicated, _np.asarray(result))
+
+    def _allreduced(self, name, function, axes):
+        """The reduction `name` over `axes` of the whole array, by numpy on
+        the block and one MPI_Allreduce of the partial results (an empty
+        block contributes the operation's identity)."""
+        if self.data.size:
+            partial = _np.asarray(function(self.data, axis=axes))
+        else:
+            empty = _np.empty((1,) + self.shape[1:], self.dtype)
+            partial = _np.asarray(function(empty, axis=axes))  # the dtype and shape numpy gives
+            if name in ("sum", "prod", "all", "any"):
+                partial = _np.asarray(function(empty[:0], axis=axes))
+            else:  # amin / amax of integers: the other extreme
+                info = _np.iinfo(partial.dtype)
+                partial = _np.full(partial.shape, info.max if name == "amin" else info.min,
+                                   partial.dtype)
+        partial = _np.ascontiguousarray(partial).reshape(-1)
+        result = _np.empty_like(partial)
+        self.comm.Allreduce(partial, result, op=_MPI_OPERATIONS[name])
+        shape = () if axes is None else tuple(
+            n for d, n in enumerate(self.shape) if d not in axes)
+        return result.reshape(shape)
 
     def sum(self, axis=None, **kwargs):
         return self._fold("sum", _np.sum, axis, empty_value=0)
