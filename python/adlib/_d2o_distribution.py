@@ -18,7 +18,7 @@ once per split rather than once per object."""
 import numpy as _np
 from mpi4py import MPI as _MPI
 
-from . import _adlib
+from . import Remap, _adlib, wrap  # the package's checked wrappers
 
 #: d2o's names for its strategies, by family.
 STRATEGIES = {
@@ -159,10 +159,27 @@ def distribution(strategy, global_shape, comm, local_rows=None):
     else:
         raise ValueError("distribution_strategy must be one of %s, not %r"
                          % (", ".join(STRATEGIES["all"]), strategy))
-    key = (strategy, shape, tuple(rows), id(comm))
+    return split(strategy, shape, comm, rows)
+
+
+#: How many splits and Remaps are kept (the oldest are dropped beyond it).
+_CACHE_LIMIT = 1024
+
+
+def split(strategy, global_shape, comm, rows, order=None):
+    """The Distribution of `rows` rows per position, the positions held by
+    the processes `order` names (rank order by default): one object per
+    split, shared by every object and selection of that split, so that its
+    adlib layout and its index selections are built once."""
+    shape = tuple(int(n) for n in global_shape)
+    rows = tuple(int(r) for r in rows)
+    order = None if order is None or tuple(order) == tuple(range(comm.size)) else tuple(order)
+    key = (strategy, shape, rows, order, id(comm))
     found = _distributions.get(key)
     if found is None or found.comm is not comm:
-        found = Distribution(strategy, shape, comm, rows)
+        if len(_distributions) >= _CACHE_LIMIT:
+            _distributions.clear()
+        found = Distribution(strategy, shape, comm, rows, order)
         _distributions[key] = found
     return found
 
@@ -185,12 +202,13 @@ def redistribute(dst_distribution, src_distribution, src_local, dtype):
     if dst_distribution.adlib_can_hold(dtype):
         dst_grid, dst_specs = dst_distribution.adlib_layout()
         src_grid, src_specs = src_distribution.adlib_layout()
-        from . import wrap, Remap  # the package's checked wrappers
         dst_array = wrap(dst_grid, dst_specs, dst_local)
         src_array = wrap(src_grid, src_specs, src_local)
         key = (dst_distribution.key(), src_distribution.key(), dtype.name, id(dst_grid))
         remap = _remaps.get(key)
         if remap is None:
+            if len(_remaps) >= _CACHE_LIMIT:
+                _remaps.clear()
             remap = Remap(dst_array, src_array)
             _remaps[key] = remap
         remap.execute(dst_array, src_array)

@@ -33,7 +33,7 @@ from mpi4py import MPI as _MPI
 from . import _adlib
 from ._d2o_distribution import STRATEGIES
 from ._d2o_distribution import distribution as _distribution
-from ._d2o_distribution import Distribution as _Distribution
+from ._d2o_distribution import split as _split
 from ._d2o_distribution import grid_of as _grid_of
 from ._d2o_distribution import redistribute as _redistribute
 
@@ -284,10 +284,10 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
         process `target_rank` alone (None elsewhere).  Collective."""
         dist = self.distributor
         if target_rank != "all":
-            rows = [self.shape[0] if r == target_rank else 0 for r in range(self.comm.size)]
-            target = _Distribution("freeform", self.shape, self.comm, rows)
             if dist.replicated:
                 return self.data.copy() if self.comm.rank == target_rank else None
+            rows = [self.shape[0] if r == target_rank else 0 for r in range(self.comm.size)]
+            target = _split("freeform", self.shape, self.comm, rows)
             block = _redistribute(target, dist, self.data, self.dtype)
             return block if self.comm.rank == target_rank else None
         if dist.replicated:
@@ -450,7 +450,7 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
             if indices.step < 0:
                 order.reverse()
             rows = [len(_range_within(indices, *dist.rows_of(r))) for r in order]
-            split = _Distribution("freeform", shape, self.comm, rows, order)
+            split = _split("freeform", shape, self.comm, rows, order)
             mine = _range_within(indices, dist.start, dist.stop)
             if len(mine) == 0:
                 local = slice(0, 0)
@@ -533,7 +533,7 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
         if dist.replicated:
             return _distribution("not", (selected,), self.comm)
         counts = self.comm.allgather(selected)
-        return _Distribution("freeform", (sum(counts),), self.comm,
+        return _split("freeform", (sum(counts),), self.comm,
                              [counts[r] for r in dist.order], dist.order)
 
     def _masked(self, mask):
@@ -718,7 +718,7 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
         if dist.replicated:
             target = _distribution("not", (self.size,), self.comm)
         else:
-            target = _Distribution("freeform", (self.size,), self.comm,
+            target = _split("freeform", (self.size,), self.comm,
                                    [r * row_items for r in dist.rows], dist.order)
         return self._from_local(target, self.data.reshape(-1).copy())
 
@@ -830,7 +830,7 @@ def _normalize_axes(axis, ndim):
 def _reduced_split(dist, axes):
     """The split of the array left after reducing `axes` (not the first)."""
     shape = tuple(n for d, n in enumerate(dist.global_shape) if d not in axes)
-    return _Distribution(dist.strategy, shape, dist.comm, dist.rows, dist.order)
+    return _split(dist.strategy, shape, dist.comm, dist.rows, dist.order)
 
 
 def _binary_operators():
