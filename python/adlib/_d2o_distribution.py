@@ -66,6 +66,7 @@ class Distribution:
         self.start, self.stop = self.rows_of(comm.rank)
         self.local_shape = (self.stop - self.start,) + self.global_shape[1:]
         self._layout = None
+        self._flat_layout = None
         self.selections = {}  # what index keys select (adlib.d2o's cache)
 
     @property
@@ -85,6 +86,11 @@ class Distribution:
     def local_slice(self):
         """The rows of the global array this process holds."""
         return slice(self.start, self.stop)
+
+    def position_of(self, rank):
+        """Where process `rank`'s rows come in the split (rank order unless
+        the split lists the processes otherwise)."""
+        return self._position[rank]
 
     def rows_of(self, rank):
         """The rows process `rank` holds: (start, stop)."""
@@ -110,6 +116,21 @@ class Distribution:
             specs = [first] + [_adlib.collapsed(n) for n in self.global_shape[1:]]
             self._layout = (grid, specs)
         return self._layout
+
+    def flat_adlib_layout(self):
+        """(grid, specs): the adlib layout of the flattened array (C order),
+        1-D, each process holding its rows' elements: what adlib's Gather
+        and Scatter address when index keys select single elements."""
+        if self._flat_layout is None:
+            grid = _grid_of(self.comm, self.order)
+            row_items = 1
+            for n in self.global_shape[1:]:
+                row_items *= n
+            size = self.global_shape[0] * row_items
+            spec = (_adlib.collapsed(size) if self.replicated
+                    else _adlib.irregular_block([r * row_items for r in self.rows]))
+            self._flat_layout = (grid, [spec])
+        return self._flat_layout
 
 
 # 1-D process grids per communicator and process order, kept for the
@@ -143,6 +164,12 @@ def distribution(strategy, global_shape, comm, local_rows=None):
     """The Distribution of `global_shape` over `comm` by `strategy`; for
     'freeform', `local_rows` is this process's first-axis length and the
     global first axis is their sum (collective: one allgather)."""
+    if strategy != "freeform":
+        # Objects are created in loops: the split of a strategy and shape is
+        # looked up before its rows are dealt again.
+        found = _by_strategy.get((strategy, tuple(global_shape), id(comm)))
+        if found is not None and found.comm is comm:
+            return found
     size = comm.size
     shape = tuple(global_shape)
     if strategy != "freeform":
@@ -159,7 +186,17 @@ def distribution(strategy, global_shape, comm, local_rows=None):
     else:
         raise ValueError("distribution_strategy must be one of %s, not %r"
                          % (", ".join(STRATEGIES["all"]), strategy))
-    return split(strategy, shape, comm, rows)
+    found = split(strategy, shape, comm, rows)
+    if strategy != "freeform":
+        if len(_by_strategy) >= _CACHE_LIMIT:
+            _by_strategy.clear()
+        _by_strategy[(strategy, shape, id(comm))] = found
+    return found
+
+
+# The same Distributions by (strategy, global shape, communicator), for the
+# global strategies.
+_by_strategy = {}
 
 
 #: How many splits and Remaps are kept (the oldest are dropped beyond it).

@@ -24,8 +24,12 @@ per-process results (one small allgather).
 Collective arguments (global shape, dtype, strategy) are agreed: a call
 whose arguments differ between processes raises the same exception on every
 process instead of hanging.  See docs/d2o.md for what differs from d2o."""
+import hashlib as _hashlib
 import math as _math
 import numbers as _numbers
+import operator as _operator
+import os as _os
+import warnings as _warnings
 
 import numpy as _np
 from mpi4py import MPI as _MPI
@@ -36,8 +40,20 @@ from ._d2o_distribution import distribution as _distribution
 from ._d2o_distribution import split as _split
 from ._d2o_distribution import grid_of as _grid_of
 from ._d2o_distribution import redistribute as _redistribute
+from ._d2o_distribution import equal_rows as _equal_rows
+from . import _d2o_selection as _selection
+from ._d2o_selection import expand_basic_key as _expand_key
 
-__all__ = ["distributed_data_object", "STRATEGIES"]
+from ._d2o_librarian import d2o_librarian
+
+__all__ = ["distributed_data_object", "STRATEGIES", "d2o_librarian"]
+
+# Gives each new object its index (bound once: every creation calls it).
+_register = d2o_librarian.register
+
+#: Checked mode (ADLIB_CHECKED=1, as adlib's Configuration reads it): basic
+#: keys and masks are agreed across processes on every use too.
+_CHECKED = _os.environ.get("ADLIB_CHECKED", "").strip().lower() in ("1", "true", "on", "yes")
 
 #: The strategy used when none is given: d2o's default where FFTW is
 #: installed (adlib computes FFTW's slab rule itself).
@@ -72,6 +88,8 @@ def _agree(comm, operation, error=None):
     processes called with different collective arguments (`operation`
     carries them: the call, global shapes, dtypes, strategies).  One small
     allreduce; returns normally when every process is fine."""
+    if comm.size == 1:
+        return  # nobody to disagree with; the caller raises its own error
     mine = ""
     if error is not None:
         name = type(error).__name__
@@ -141,6 +159,7 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
         self.dtype = kind
         self.hermitian = bool(hermitian)
         self.data = data if data is not None else _np.empty(self.distributor.local_shape, kind)
+        self.index = _register(self)  # the same on every process: creation is collective
 
     # -- construction helpers ------------------------------------------------
 
@@ -219,6 +238,7 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
         obj.data = data
         obj.dtype = data.dtype
         obj.hermitian = hermitian
+        obj.index = _register(obj)
         return obj
 
     # -- attributes -----------------------------------------------------------
@@ -411,7 +431,7 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
 
     # -- indexing ---------------------------------------------------------------
 
-    def _selection(self, key):
+    def _selection(self, key, cache_key=None):
         """What `key` (integers, slices, Ellipsis) selects: (local_key, shape,
         split, owner).  local_key indexes this process's block; shape is the
         result's global shape; split is the result's split when the first
@@ -422,7 +442,8 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
         # Keys repeat (a loop over obj[::-2], obj[i]): what a key selects is
         # kept per split, under a hashable form of the key.
         dist = self.distributor
-        cache_key = _hashable_key(key)
+        if cache_key is None:
+            cache_key = _hashable_key(key)
         if cache_key is not None:
             found = dist.selections.get(cache_key)
             if found is not None:
@@ -466,14 +487,93 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
         return (first - dist.start,) + rest, trailing, None, owner
 
     def __getitem__(self, key):
-        """Integers, slices (negative steps too) and Ellipsis, as numpy.  A
-        slice of the first axis gives an object whose processes keep the
+        """obj[key]: see get_data."""
+        basic = None if _CHECKED else _hashable_key(key)
+        if basic is not None:  # integers, slices, Ellipsis: straight to the cached selection
+            return self._get_basic(key, basic)
+        return self.get_data(key)
+
+    def __setitem__(self, key, value):
+        """obj[key] = value: see set_data."""
+        self.set_data(value, key)
+
+    def get_data(self, key, local_keys=False, **kwargs):
+        """obj[key], with numpy's keys: integers, slices (negative steps too)
+        and Ellipsis; boolean masks (numpy arrays or objects); integer index
+        arrays on the leading axes (numpy arrays, lists or objects; one
+        broadcast dimension, as d2o).  Collective; the key is the same on
+        every process unless `local_keys`.
+
+        A slice of the first axis gives an object whose processes keep the
         rows they hold (views of their blocks, as numpy's basic slicing; no
         communication); an integer first index gives the row's values on
-        every process (a replicated object, or a number)."""
-        if _is_mask(key):
+        every process (a replicated object, or a number).  An index array
+        gives an object split like the key (an object key) or, for a numpy
+        key, each process keeping the items it holds when the key visits
+        the processes in order (no communication), else dealt evenly and
+        fetched by an adlib Gather planned once per key.
+
+        local_keys=True: each process gives its own key (of any kind but
+        objects) and gets what it selects, as its block of a 'freeform'
+        object (an adlib Gather, planned once per set of keys)."""
+        basic = None if local_keys else _hashable_key(key)
+        if basic is not None:  # the common case first: integers, slices, Ellipsis
+            self._agree_on_key("get_data", key)
+            return self._get_basic(key, basic)
+        if local_keys:
+            return self._get_local_keys(key)
+        if key is None:
+            return self.copy()
+        if _is_mask(key, self.ndim):
+            self._agree_on_key("get_data", key)
             return self._masked(key)
-        local_key, shape, split, owner = self._selection(key)
+        if _has_object_entry(key):
+            return self._get_by_objects(key)
+        if _selection.has_index_arrays(key):
+            return self._get_indexed(key)
+        self._agree_on_key("get_data", key)
+        return self._get_basic(key)
+
+    def set_data(self, data, to_key, from_key=None, local_keys=False, hermitian=False,
+                 copy=True, **kwargs):
+        """obj[to_key] = data[from_key] (data itself without from_key): each
+        process writes the part of the selection it holds.  `data` is a
+        scalar, a numpy array of the selection's shape or one that
+        broadcasts to it, or an object of the selection's shape
+        (redistributed to the selection's split).  Keys as get_data; where
+        an index array names an element twice, the last value is kept
+        (numpy's rule) for numpy data, one of them for object data.  Sets
+        `hermitian` (False by default: a write may break the symmetry, as
+        d2o)."""
+        if from_key is not None:
+            data = data.get_data(from_key) if isinstance(data, distributed_data_object) \
+                else _np.asarray(data)[from_key]
+        self.hermitian = bool(hermitian)
+        if local_keys:
+            self._set_local_keys(to_key, data)
+        elif _is_mask(to_key, self.ndim):
+            self._agree_on_key("set_data", to_key)
+            self._set_masked(to_key, data)
+        elif _has_object_entry(to_key):
+            self._set_by_objects(to_key, data)
+        elif _selection.has_index_arrays(to_key):
+            self._set_indexed(to_key, data)
+        else:
+            self._agree_on_key("set_data", to_key)
+            self._set_basic(to_key, data)
+
+    def _agree_on_key(self, call, key):
+        """In checked mode (ADLIB_CHECKED=1), agree across processes that
+        they index with the same basic key or mask: a ValueError on every
+        process where they differ, instead of a hang or a wrong answer.  (Keys
+        with index arrays are always agreed: they plan schedules.)"""
+        if _CHECKED and self.distributor.comm.size > 1:
+            _agree(self.comm, "d2o.%s(key=%s)" % (call, _key_digest(key)))
+
+    def _get_basic(self, key, basic=None):
+        """get_data for integers, slices and Ellipsis (`basic`: the key's
+        hashable form, when known)."""
+        local_key, shape, split, owner = self._selection(key, basic)
         if split is not None:
             return self._from_local(split, self.data[local_key])
         if owner is None:
@@ -485,13 +585,8 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
             return value
         return self._from_local(_distribution("not", shape, self.comm), _np.array(value))
 
-    def __setitem__(self, key, value):
-        """Writes `value` (a scalar, a numpy array of the selection's shape or
-        one that broadcasts to it, or an object of the selection's shape) into
-        the selection: each process writes the part it holds."""
-        if _is_mask(key):
-            self._set_masked(key, value)
-            return
+    def _set_basic(self, key, value):
+        """set_data for integers, slices and Ellipsis."""
         local_key, shape, split, owner = self._selection(key)
         if isinstance(value, distributed_data_object):
             if value.shape != shape:
@@ -558,13 +653,225 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
                              % (value.size, split.global_shape[0]))
         self.data[block] = value[split.start:split.stop]
 
-    def get_data(self, key, **kwargs):
-        """obj[key] (d2o's name)."""
-        return self[key]
+    # -- index arrays and per-process keys ----------------------------------------
 
-    def set_data(self, data, key, **kwargs):
-        """obj[key] = data (d2o's name)."""
-        self[key] = data
+    def _resolve_agreed(self, call, key, shape=None):
+        """The IndexArrays of a key every process gives alike, agreed: a bad
+        key raises the same IndexError everywhere, keys that differ between
+        processes a ValueError everywhere (one small allreduce)."""
+        try:
+            selection = _selection.resolve_index_arrays(key, self.shape if shape is None
+                                                        else shape)
+        except (IndexError, TypeError, ValueError) as error:
+            _agree(self.comm, "d2o.%s(index arrays)" % call, error)
+            raise
+        _agree(self.comm, "d2o.%s(index arrays %s)" % (call, selection.digest()))
+        return selection
+
+    def _owners(self, selection):
+        """Per selected item, the position (in the split's order) of the
+        process holding it."""
+        ends = _np.cumsum(self.distributor.rows)
+        return _np.searchsorted(ends, selection.arrays[0], side="right")
+
+    def _local_items(self, selection, items):
+        """The numpy key of `items` (a boolean or index array over the
+        selection's items, all held here) into this process's block."""
+        arrays = tuple(a[items] for a in selection.arrays)
+        return (arrays[0] - self.distributor.start,) + arrays[1:] + selection.rest
+
+    def _index_split(self, selection, owners):
+        """(split, begin, end): the split of a numpy-keyed selection and this
+        process's items begin..end of it.  Items visiting the processes in
+        order stay where they are; others are dealt evenly (rank order)."""
+        dist, comm = self.distributor, self.comm
+        shape = selection.selected_shape
+        if owners.size < 2 or not (owners[1:] < owners[:-1]).any():
+            rows = _np.bincount(owners, minlength=comm.size).tolist()
+            split = _split("freeform", shape, comm, rows, dist.order)
+        else:
+            split = _split("equal", shape, comm, _equal_rows(shape[0], comm.size))
+        return split, split.start, split.stop
+
+    def _get_indexed(self, key):
+        """get_data for numpy index arrays (the same on every process)."""
+        selection = self._resolve_agreed("get_data", key)
+        dist = self.distributor
+        if dist.replicated:
+            values = self.data[tuple(selection.arrays) + selection.rest]
+            return self._from_local(_distribution("not", values.shape, self.comm), values)
+        owners = self._owners(selection)
+        split, begin, end = self._index_split(selection, owners)
+        if split.strategy == "freeform":  # every item stays where it is
+            values = self.data[self._local_items(selection, slice(begin, end))]
+        else:
+            values = _selection.gather(dist, self.data, selection.subscripts(begin, end),
+                                       selection.digest())
+        return self._from_local(split, values.reshape(split.local_shape))
+
+    def _set_indexed(self, key, value):
+        """set_data for numpy index arrays (the same on every process)."""
+        selection = self._resolve_agreed("set_data", key)
+        dist = self.distributor
+        if isinstance(value, distributed_data_object):
+            if value.shape != selection.selected_shape:
+                raise ValueError("d2o: could not assign an object of shape %s to a selection "
+                                 "of shape %s" % (value.shape, selection.selected_shape))
+            if dist.replicated:
+                value = value.get_full_data()
+            else:
+                owners = self._owners(selection)
+                split, begin, end = self._index_split(selection, owners)
+                block = value.data if value.distributor.same_split(split) else \
+                    _redistribute(split, value.distributor, value.data, value.dtype)
+                if split.strategy == "freeform":
+                    self.data[self._local_items(selection, slice(begin, end))] = block
+                else:
+                    _selection.scatter(dist, self.data, selection.subscripts(begin, end), block,
+                                       selection.digest())
+                return
+        values = _np.broadcast_to(_np.asarray(value), selection.selected_shape)
+        if dist.replicated:
+            self.data[tuple(selection.arrays) + selection.rest] = values
+            return
+        # Every process has every value: each writes the items it holds.
+        mine = self._owners(selection) == dist.position_of(self.comm.rank)
+        self.data[self._local_items(selection, mine)] = values[mine]
+
+    def _object_key(self, key):
+        """A key with object entries as this process's numpy key: index
+        objects brought to the split of the first (the leader), numpy
+        arrays of the leader's length cut to its rows.  Returns (leader,
+        local key)."""
+        entries = key if isinstance(key, tuple) else (key,)
+        leader = next(k for k in entries if isinstance(k, distributed_data_object))
+        local = []
+        for k in entries:
+            if isinstance(k, distributed_data_object):
+                if k.ndim != 1 or k.dtype.kind not in "iu":
+                    raise IndexError("d2o: index objects are one-dimensional arrays of "
+                                     "integers, not %s of shape %s" % (k.dtype.name, k.shape))
+                if k.shape != leader.shape:
+                    raise IndexError("shape mismatch: index objects of shapes %s and %s"
+                                     % (leader.shape, k.shape))
+                local.append(leader._operand(k))
+            elif _selection.has_index_arrays(k) and _np.ndim(k) == 1 \
+                    and len(k) == leader.shape[0] != 1:
+                local.append(_np.asarray(k)[leader.distributor.local_slice()])
+            else:
+                local.append(k)
+        return leader, tuple(local)
+
+    def _resolve_object_key(self, call, key):
+        """(leader, IndexArrays of this process's part, result split), agreed:
+        an index out of range on one process raises on every process."""
+        try:
+            leader, local = self._object_key(key)
+            selection = _selection.resolve_index_arrays(local, self.shape)
+        except (IndexError, TypeError, ValueError) as error:
+            _agree(self.comm, "d2o.%s(index objects)" % call, error)
+            raise
+        _agree(self.comm, "d2o.%s(index objects)" % call)
+        lead = leader.distributor
+        split = _split(lead.strategy, (leader.shape[0],) + selection.tail_shape, self.comm,
+                       lead.rows, lead.order)
+        return leader, selection, split
+
+    def _get_by_objects(self, key):
+        """get_data for index objects: the result is split like the key, each
+        process fetching the items its part of the key names."""
+        _, selection, split = self._resolve_object_key("get_data", key)
+        if self.distributor.replicated:
+            values = self.data[tuple(selection.arrays) + selection.rest]
+        else:
+            values = self._gather_own_subscripts(selection.subscripts(), selection.digest())
+        return self._from_local(split, values.reshape(split.local_shape))
+
+    def _set_by_objects(self, key, value):
+        """set_data for index objects: each process stores the items its part
+        of the key names (an adlib Scatter)."""
+        _, selection, split = self._resolve_object_key("set_data", key)
+        if isinstance(value, distributed_data_object):
+            if value.shape != split.global_shape:
+                raise ValueError("d2o: could not assign an object of shape %s to a selection "
+                                 "of shape %s" % (value.shape, split.global_shape))
+            block = value.data if value.distributor.same_split(split) else \
+                _redistribute(split, value.distributor, value.data, value.dtype)
+        else:
+            value = _np.asarray(value)
+            if value.ndim and value.shape[0] == split.global_shape[0] != 1:
+                value = value[split.start:split.stop]  # this process's items
+            block = _np.broadcast_to(value, split.local_shape)
+        if self.distributor.replicated:
+            self._set_replicated_everywhere(selection.subscripts(), block)
+        else:
+            self._scatter_own_subscripts(selection.subscripts(), block, selection.digest())
+
+    def _get_local_keys(self, key):
+        """get_data(local_keys=True): this process's own key; the result is a
+        'freeform' object whose block here is what that key selects."""
+        comm = self.comm
+        try:
+            if _has_object_entry(key):
+                raise TypeError("d2o: local_keys takes numpy keys (each process its own), "
+                                "not distributed_data_objects")
+            subscripts, shape = _selection.local_key_subscripts(key, self.shape)
+        except (IndexError, TypeError, ValueError) as error:
+            _agree(comm, "d2o.get_data(local_keys)", error)
+            raise
+        _agree(comm, "d2o.get_data(local_keys)")
+        shape = shape if shape else (1,)  # a single element: a block of one
+        trailing = comm.allgather(shape[1:])
+        if any(t != trailing[0] for t in trailing):
+            raise ValueError("d2o: get_data(local_keys=True): the processes' keys select blocks "
+                             "of different trailing shapes %s" % trailing)
+        if self.distributor.replicated:
+            values = self.data.reshape(-1)[subscripts]
+        else:
+            values = self._gather_own_subscripts(subscripts, _subscripts_digest(subscripts))
+        split = _distribution("freeform", (None,) + shape[1:], comm, local_rows=shape[0])
+        return self._from_local(split, values.reshape(shape))
+
+    def _set_local_keys(self, key, value):
+        """set_data(local_keys=True): each process stores its own values at
+        its own key (an adlib Scatter)."""
+        try:
+            if _has_object_entry(key):
+                raise TypeError("d2o: local_keys takes numpy keys (each process its own), "
+                                "not distributed_data_objects")
+            subscripts, shape = _selection.local_key_subscripts(key, self.shape)
+            if isinstance(value, distributed_data_object):
+                value = value.data  # its block here: what get_data(local_keys=True) gave
+            values = _np.broadcast_to(_np.asarray(value), shape)
+        except (IndexError, TypeError, ValueError) as error:
+            _agree(self.comm, "d2o.set_data(local_keys)", error)
+            raise
+        _agree(self.comm, "d2o.set_data(local_keys)")
+        if self.distributor.replicated:
+            self._set_replicated_everywhere(subscripts, values)
+        else:
+            self._scatter_own_subscripts(subscripts, values, _subscripts_digest(subscripts))
+
+    def _gather_own_subscripts(self, subscripts, digest):
+        """The elements at this process's own flat subscripts (processes
+        differ): the Gather is filed under every process's digest together
+        (one allgather of digests), so it is reused only for the same keys
+        on every process."""
+        return _selection.gather(self.distributor, self.data, subscripts,
+                                 _digest_of_all(self.comm, digest))
+
+    def _scatter_own_subscripts(self, subscripts, values, digest):
+        """Stores `values` at this process's own flat subscripts (the Scatter
+        filed as the Gather above)."""
+        _selection.scatter(self.distributor, self.data, subscripts, values,
+                           _digest_of_all(self.comm, digest))
+
+    def _set_replicated_everywhere(self, subscripts, values):
+        """A replicated object stays the same everywhere: every process
+        applies every process's writes, in rank order."""
+        for theirs, their_values in self.comm.allgather(
+                (subscripts, _np.ascontiguousarray(values).reshape(-1))):
+            self.data[_np.unravel_index(theirs, self.shape)] = their_values
 
     # -- reductions -----------------------------------------------------------
 
@@ -648,7 +955,10 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
     def any(self, axis=None, **kwargs):
         return self._fold("any", _np.any, axis, empty_value=False)
 
-    def mean(self, axis=None, **kwargs):
+    def mean(self, axis=None, power=1, **kwargs):
+        """numpy.mean; `power` (d2o's keyword): the mean of obj ** power."""
+        if power != 1:
+            return (self ** power).mean(axis=axis)
         axes = _normalize_axes(axis, self.ndim)
         count = self.size if axes is None else int(_np.prod([self.shape[a] for a in axes]))
         total = self.sum(axis=axis)
@@ -670,57 +980,436 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
     def std(self, axis=None, **kwargs):
         return _np.sqrt(self.var(axis=axis))
 
-    def _arg_extreme(self, name):
-        """Global flat index of the first minimum / maximum (axis=None)."""
-        if self.size == 0:
-            raise ValueError("attempt to get %s of an empty sequence" % name)
+    def _arg_extreme(self, name, axis=None):
+        """numpy's argmin / argmax (`name`): without an axis, the global flat
+        index of the first extreme; along `axis`, int64 positions along it.
+        numpy's rules: the first of equal extremes, the first NaN where there
+        is one.  Along the other axes each process works on its own rows
+        (the result keeps the split); otherwise each process proposes its
+        block's candidates (value, global index) and one allgather picks the
+        first best of them in the order of the rows."""
+        if axis is not None and (isinstance(axis, bool) or
+                                 not isinstance(axis, (_numbers.Integral, _np.integer))):
+            raise TypeError("d2o: %s takes one axis (an integer) or None, not %r" % (name, axis))
+        function = getattr(_np, name)
         dist = self.distributor
-        if dist.replicated:
-            return int(getattr(_np, name)(self.data))
+        single = dist.replicated or self.comm.size == 1
+        if axis is None:
+            if self.size == 0:
+                raise ValueError("attempt to get %s of an empty sequence" % name)
+            if single:
+                return int(function(self.data))
+            mine = None
+            if self.data.size:
+                local = int(function(self.data))
+                row_items = int(_np.prod(self.shape[1:], dtype=_np.int64))
+                mine = (self.data.reshape(-1)[local], dist.start * row_items + local)
+            return int(self._first_best(function, mine))
+        along = _normalize_axes(axis, self.ndim)[0]
+        if self.shape[along] == 0:
+            raise ValueError("attempt to get %s of an empty sequence" % name)
+        if along != 0:
+            return self._from_local(_reduced_split(dist, (along,)), function(self.data, axis=along))
+        if single:
+            return self._replicated_result(function(self.data, axis=0))
         mine = None
-        if self.data.size:
-            local = int(getattr(_np, name)(self.data))
-            row_items = int(_np.prod(self.shape[1:], dtype=_np.int64))
-            mine = (self.data.reshape(-1)[local], dist.start * row_items + local)
-        candidates = [c for c in self.comm.allgather(mine) if c is not None]
-        values = _np.array([c[0] for c in candidates])
-        best = int(getattr(_np, name)(values))  # the first: processes hold rows in order
-        return int(candidates[best][1])
+        if self.data.shape[0]:
+            local = function(self.data, axis=0)
+            values = _np.take_along_axis(self.data, local[_np.newaxis], axis=0)[0]
+            mine = (values, local + dist.start)
+        return self._replicated_result(self._first_best(function, mine))
+
+    def _first_best(self, function, mine):
+        """The global indices of the extremes among every process's
+        candidates `mine` ((values, global indices), numpy arrays or numbers
+        of one shape; None for a process without any): stacked in the order
+        the processes hold rows, so that numpy's `function` (argmin, argmax)
+        picks the first in the global array, on ties and NaN too.  One
+        allgather."""
+        gathered = self.comm.allgather(mine)
+        candidates = [gathered[rank] for rank in self.distributor.order
+                      if gathered[rank] is not None]
+        values = _np.stack([_np.asarray(value) for value, _ in candidates])
+        indices = _np.stack([_np.asarray(index) for _, index in candidates])
+        best = _np.expand_dims(function(values, axis=0), 0)
+        return _np.take_along_axis(indices, best, axis=0)[0]
+
+    def _replicated_result(self, result):
+        """A result every process holds whole: a number for no dimensions,
+        else a replicated ('not') object (as reductions along the first axis
+        give)."""
+        result = _np.asarray(result)
+        if result.ndim == 0:
+            return result[()]
+        return self._from_local(_distribution("not", result.shape, self.comm), result)
 
     def argmin(self, axis=None):
-        if axis is not None:
-            raise NotImplementedError("d2o: argmin with an axis")
-        return self._arg_extreme("argmin")
+        """numpy.argmin: the global flat index of the first minimum (axis=None,
+        a number on every process), or the positions along `axis`."""
+        return self._arg_extreme("argmin", axis)
 
     def argmax(self, axis=None):
-        if axis is not None:
-            raise NotImplementedError("d2o: argmax with an axis")
-        return self._arg_extreme("argmax")
+        """numpy.argmax (see argmin)."""
+        return self._arg_extreme("argmax", axis)
+
+    def argmin_nonflat(self):
+        """The index tuple of the first minimum (numpy.unravel_index of argmin())."""
+        return _np.unravel_index(self.argmin(), self.shape)
+
+    def argmax_nonflat(self):
+        """The index tuple of the first maximum (numpy.unravel_index of argmax())."""
+        return _np.unravel_index(self.argmax(), self.shape)
+
+    def _nan_extreme(self, name, axis):
+        """numpy's nanmin / nanmax (`name`): the extremes with NaNs skipped
+        (NaN, with numpy's warning, only where a whole slice is NaN).  Along
+        the other axes each process reduces its own rows; otherwise each
+        process folds its block with fmin / fmax (which skip NaN without
+        warning about a block that is all NaN) and one allgather combines
+        the partial results."""
+        if self.dtype.kind not in "fc":  # no NaN to skip: numpy's nanmin is amin
+            return (self.amin if name == "nanmin" else self.amax)(axis=axis)
+        function = getattr(_np, name)
+        dist = self.distributor
+        axes = _normalize_axes(axis, self.ndim)
+        if self.size == 0:
+            # numpy on an empty array of the global shape (no memory): the
+            # same error everywhere, or an empty result.
+            function(_np.empty(self.shape, self.dtype), axis=axes)
+        if axes is not None and 0 not in axes:
+            return self._from_local(_reduced_split(dist, axes),
+                                    _np.asarray(function(self.data, axis=axes)))
+        if dist.replicated or self.comm.size == 1:
+            return self._replicated_result(function(self.data, axis=axes))
+        skipping = _np.fmin if name == "nanmin" else _np.fmax
+        mine = skipping.reduce(self.data, axis=axes) if self.data.size else None
+        partials = [_np.asarray(p) for p in self.comm.allgather(mine) if p is not None]
+        if not partials:  # an empty array whose result is empty too (shape (n, 0), axis=0)
+            return self._replicated_result(function(_np.empty(self.shape, self.dtype), axis=axes))
+        return self._replicated_result(function(_np.stack(partials), axis=0))
+
+    def nanmin(self, axis=None, **kwargs):
+        """numpy.nanmin: the minimum, NaNs skipped."""
+        return self._nan_extreme("nanmin", axis)
+
+    def nanmax(self, axis=None, **kwargs):
+        """numpy.nanmax: the maximum, NaNs skipped."""
+        return self._nan_extreme("nanmax", axis)
+
+    def median(self, axis=None):
+        """numpy.median.  axis=None gathers the whole array on every process
+        (as d2o does: one Remap, and the memory of the whole array); along
+        the other axes each process takes the medians of its own rows (the
+        result keeps the split).  Along the first axis of a distributed
+        object: NotImplementedError."""
+        axes = _normalize_axes(axis, self.ndim)
+        if axes is None:
+            return _np.median(self.get_full_data())
+        if 0 not in axes:
+            if self.data.shape[0]:
+                medians = _np.asarray(_np.median(self.data, axis=axes))
+            else:
+                # numpy.median of no rows over several axes fails to reshape:
+                # the medians of one row of zeros, none of them kept.
+                with _np.errstate(all="ignore"), _warnings.catch_warnings():
+                    _warnings.simplefilter("ignore", RuntimeWarning)
+                    row = _np.zeros((1,) + self.shape[1:], self.dtype)
+                    medians = _np.asarray(_np.median(row, axis=axes))[:0]
+            return self._from_local(_reduced_split(self.distributor, axes), medians)
+        if self.distributor.replicated:
+            return self._replicated_result(_np.median(self.data, axis=axes))
+        raise NotImplementedError("d2o: median along the first axis of a distributed object "
+                                  "(axis=None gathers the whole array; or copy it with "
+                                  "distribution_strategy='not' first)")
 
     # -- element kinds ------------------------------------------------------------
 
+    @property
     def real(self):
-        return self._from_local(self.distributor, _np.array(self.data.real))
+        """The real parts, a new object of this split and numpy's real
+        dtype (a property, as in numpy and d2o; hermitian kept, as d2o)."""
+        return self._from_local(self.distributor, _np.array(self.data.real), self.hermitian)
 
+    @property
     def imag(self):
-        return self._from_local(self.distributor, _np.array(self.data.imag))
+        """The imaginary parts (see real)."""
+        return self._from_local(self.distributor, _np.array(self.data.imag), self.hermitian)
 
     def conjugate(self):
         return self._from_local(self.distributor, _np.conjugate(self.data), self.hermitian)
 
     conj = conjugate
 
+    def _elementwise(self, function):
+        """function(block) on every block: a new object of this split."""
+        return self._from_local(self.distributor, _np.asarray(function(self.data)))
+
+    def isreal(self):
+        """numpy.isreal elementwise: a bool object of this split."""
+        return self._elementwise(_np.isreal)
+
+    def iscomplex(self):
+        """numpy.iscomplex elementwise: a bool object of this split."""
+        return self._elementwise(_np.iscomplex)
+
+    def isnan(self):
+        """numpy.isnan elementwise: a bool object of this split."""
+        return self._elementwise(_np.isnan)
+
+    def isinf(self):
+        """numpy.isinf elementwise: a bool object of this split."""
+        return self._elementwise(_np.isinf)
+
+    def isfinite(self):
+        """numpy.isfinite elementwise: a bool object of this split."""
+        return self._elementwise(_np.isfinite)
+
+    def nan_to_num(self):
+        """numpy.nan_to_num: a copy with NaN as 0 and infinities as the
+        largest finite values of the dtype."""
+        return self._elementwise(_np.nan_to_num)
+
+    def _flat_split(self):
+        """The split of this array flattened in C order: each process keeps
+        its elements ('equal' and 'fftw' rows become 'freeform' runs of
+        their elements, in the same process order); 'not' stays replicated."""
+        dist = self.distributor
+        if dist.replicated:
+            return _distribution("not", (self.size,), self.comm)
+        row_items = int(_np.prod(self.shape[1:], dtype=_np.int64))
+        return _split("freeform", (self.size,), self.comm,
+                      [r * row_items for r in dist.rows], dist.order)
+
     def flatten(self, inplace=False):
         """The array as 1-D, in C order, split as this object ('equal' and
         'fftw' rows become their row elements; 'not' stays replicated)."""
+        return self._from_local(self._flat_split(), self.data.reshape(-1).copy())
+
+    # -- other methods of d2o ------------------------------------------------------
+
+    def get_dim(self):
+        """The number of elements (d2o's name for size)."""
+        return self.size
+
+    def _earlier_totals(self, total):
+        """The sum of the `total`s (numpy arrays of one shape and dtype) of
+        the processes whose rows come before this process's, zeros on the
+        first: the exclusive prefix sum in row order (one allgather; the
+        processes of a split with a negative step come in reverse rank
+        order, which MPI's Exscan does not follow)."""
+        gathered = self.comm.allgather(total)
+        order = self.distributor.order
+        earlier = [gathered[rank] for rank in order[:order.index(self.comm.rank)]]
+        if not earlier:
+            return _np.zeros_like(total)
+        return _np.sum(_np.stack(earlier), axis=0, dtype=total.dtype)
+
+    def cumsum(self, axis=None):
+        """numpy.cumsum.  axis=None: over the flattened array in C order, a
+        1-D object split as flatten() gives; along `axis`, an object of this
+        split.  Each process sums its own block; flattened and along the
+        first axis it then adds the totals of the processes before it (one
+        allgather of one number, or of one row, per process).  The element
+        type is numpy's (int64 for small integers and bool)."""
+        if axis is not None and (isinstance(axis, bool) or
+                                 not isinstance(axis, (_numbers.Integral, _np.integer))):
+            raise TypeError("d2o: cumsum takes one axis (an integer) or None, not %r" % (axis,))
         dist = self.distributor
-        row_items = int(_np.prod(self.shape[1:], dtype=_np.int64))
-        if dist.replicated:
-            target = _distribution("not", (self.size,), self.comm)
+        single = dist.replicated or self.comm.size == 1
+        if axis is None:
+            sums = _np.cumsum(self.data.reshape(-1))
+            if not single:
+                total = sums[-1] if sums.size else _np.zeros((), sums.dtype)
+                sums += self._earlier_totals(_np.asarray(total))
+            return self._from_local(self._flat_split(), sums)
+        along = _normalize_axes(axis, self.ndim)[0]
+        sums = _np.cumsum(self.data, axis=along)
+        if along == 0 and not single:
+            total = sums[-1] if sums.shape[0] else _np.zeros(sums.shape[1:], sums.dtype)
+            sums += self._earlier_totals(total)
+        return self._from_local(dist, sums)
+
+    def vdot(self, other):
+        """numpy.vdot(obj, other): the sum of conj(obj) * other over every
+        element, the same number on every process.  `other` is an object of
+        this shape (any split: redistributed to this one, as operands of
+        operators are) or a numpy array of the global shape (this process
+        takes its rows).  numpy.vdot of the blocks, then one MPI_Allreduce."""
+        if isinstance(other, distributed_data_object):
+            block = self._operand(other)
         else:
-            target = _split("freeform", (self.size,), self.comm,
-                                   [r * row_items for r in dist.rows], dist.order)
-        return self._from_local(target, self.data.reshape(-1).copy())
+            other = _np.asarray(other)
+            if other.shape != self.shape:
+                raise ValueError("d2o: vdot of arrays of shapes %s and %s"
+                                 % (self.shape, other.shape))
+            block = other[self.distributor.local_slice()]
+        partial = _np.asarray(_np.vdot(self.data, block))
+        if self.distributor.replicated or self.comm.size == 1:
+            return partial[()]
+        return _summed(self.comm, partial)[()]
+
+    def bincount(self, weights=None, minlength=None):
+        """numpy.bincount of the flattened array: the number of elements of
+        each value 0, 1, ..., max (at least `minlength` values), or the sum
+        of their `weights` (an object or numpy array of this shape), as a
+        numpy array (int64, float64 with weights), the same on every
+        process.  Integer dtypes only (TypeError otherwise, as d2o); a
+        negative element raises ValueError on every process, as numpy.
+
+        The processes agree on the length (one MPI_Allreduce of their
+        largest and smallest elements), count their own blocks to that
+        length (an empty block gives zeros), and add the counts (one
+        MPI_Allreduce)."""
+        if self.dtype.kind not in "iu":
+            raise TypeError("d2o: bincount counts the elements of integer arrays, not %s"
+                            % self.dtype.name)
+        if minlength is not None:
+            minlength = _operator.index(minlength)
+            if minlength < 0:
+                raise ValueError("'minlength' must not be negative")
+        dist = self.distributor
+        local_weights = None
+        if weights is not None:
+            if isinstance(weights, distributed_data_object):
+                block = self._operand(weights)
+                kind = weights.dtype
+            else:
+                weights = _np.asarray(weights)
+                if weights.shape != self.shape:
+                    raise ValueError("d2o: bincount: weights of shape %s for an array of shape "
+                                     "%s" % (weights.shape, self.shape))
+                block, kind = weights[dist.local_slice()], weights.dtype
+            # numpy counts in float64: checked here, not by numpy, which
+            # would object only where a block has elements.
+            if not _np.can_cast(kind, _np.float64, "safe"):
+                raise TypeError("Cannot cast array data from %r to dtype('float64') according "
+                                "to the rule 'safe'" % kind)
+            local_weights = block.reshape(-1)
+        values = self.data.reshape(-1)
+        largest = int(values.max()) if values.size else -1
+        smallest = int(values.min()) if values.size else 0
+        single = dist.replicated or self.comm.size == 1
+        if not single:
+            extremes = _np.array([largest, -smallest], dtype=_np.int64)
+            self.comm.Allreduce(_MPI.IN_PLACE, extremes, op=_MPI.MAX)
+            largest, smallest = int(extremes[0]), -int(extremes[1])
+        if smallest < 0:
+            raise ValueError("'list' argument must have no negative elements")
+        length = max(largest + 1, minlength or 0)
+        counts = _np.bincount(values.astype(_np.intp, copy=False), weights=local_weights,
+                              minlength=length)
+        if local_weights is not None and self.size:
+            # numpy gives int64 for no elements even with weights: an empty
+            # block must add float64 zeros all the same.
+            counts = counts.astype(_np.float64, copy=False)
+        if single:
+            return counts
+        self.comm.Allreduce(_MPI.IN_PLACE, counts, op=_MPI.SUM)
+        return counts
+
+    def unique(self):
+        """numpy.unique: the sorted distinct elements, a numpy array on every
+        process.  Each process takes its block's, one allgather brings them
+        together (as small as the number of distinct values allows)."""
+        mine = _np.unique(self.data)
+        if self.distributor.replicated or self.comm.size == 1:
+            return mine
+        return _np.unique(_np.concatenate(self.comm.allgather(mine)))
+
+    def where(self):
+        """The global coordinates of the nonzero elements (numpy.nonzero, or
+        numpy.where with one argument), in C order: a list (as d2o's; numpy
+        gives a tuple) of 1-D int64 objects, one per axis.  Each process
+        keeps the coordinates of its own elements, split as obj[mask] is
+        (one allgather of the counts); 'not' stays replicated."""
+        coordinates = list(_np.nonzero(self.data))
+        coordinates[0] = coordinates[0] + self.distributor.start
+        split = self._mask_split(coordinates[0].size)
+        return [self._from_local(split, c) for c in coordinates]
+
+    def equal(self, other):
+        """Structural equality (d2o's): `other` is an object of the same
+        shape, dtype and strategy whose blocks hold the same elements as
+        this one's, process by process.  The same answer on every process
+        (one allreduce when `other` is an object; no communication, False,
+        when it is not)."""
+        if not isinstance(other, distributed_data_object):
+            return False
+        mine = (self.shape == other.shape and self.dtype == other.dtype and
+                self.distribution_strategy == other.distribution_strategy and
+                self.data.shape == other.data.shape and _np.array_equal(self.data, other.data))
+        if self.comm.size == 1:
+            return bool(mine)
+        return bool(self.comm.allreduce(bool(mine), op=_MPI.LAND))
+
+    def apply_scalar_function(self, function, inplace=False, dtype=None):
+        """function applied to every element: to the whole block at once, or,
+        where it takes no arrays (TypeError, ValueError), element by element
+        (numpy.vectorize).  The result goes into a new object of `dtype`
+        (this object's by default) and split, or, `inplace`, into this
+        object (its dtype kept: a `dtype` that differs warns, as d2o).
+        hermitian is kept for numpy.exp and numpy.log only (d2o's rule).
+        Local: no communication."""
+        if inplace:
+            target = self
+            if dtype is not None and _np.dtype(dtype) != self.dtype:
+                _warnings.warn("d2o: apply_scalar_function(inplace=True) keeps the dtype %s "
+                               "(not %s)" % (self.dtype, _np.dtype(dtype)), RuntimeWarning,
+                               stacklevel=2)
+        else:
+            target = self.copy_empty(dtype=dtype)
+        if self.data.size:
+            try:
+                values = function(self.data)
+            except (TypeError, ValueError):
+                values = _np.vectorize(function)(self.data)
+            target.data[...] = values
+        keeps_symmetry = any(function is f for f in (_np.exp, _np.log))
+        target.hermitian = self.hermitian and keeps_symmetry
+        return target
+
+    def apply_generator(self, generator, copy=False):
+        """Sets this process's block to generator(local_shape) (an array of
+        that shape; converted to the dtype); hermitian becomes False, as
+        d2o.  Local: no communication."""
+        self.set_local_data(generator(self.local_shape), copy=copy)
+        self.hermitian = False
+
+    # -- iteration ------------------------------------------------------------------
+
+    #: Elements per broadcast when an object is iterated.
+    _ITERATION_CHUNK = 4096
+
+    def __iter__(self):
+        """d2o's iteration: every element of the flattened array, in C order,
+        on every process (numpy iterates over the first axis instead).
+
+        Collective: every process runs the loop, in step, to the end (or
+        leaves it at the same element): the process that holds the next
+        elements broadcasts them, _ITERATION_CHUNK at a time.  A replicated
+        object, or one process, iterates its block without messages."""
+        if self.distributor.replicated or self.comm.size == 1:
+            return iter(self.data.reshape(-1))
+        return self._broadcast_chunks()
+
+    def _broadcast_chunks(self):
+        """The elements of every process's block, in row order, each chunk
+        broadcast by its owner (raw bytes; pickled for object arrays)."""
+        dist, comm = self.distributor, self.comm
+        row_items = int(_np.prod(self.shape[1:], dtype=_np.int64))
+        flat = _np.ascontiguousarray(self.data).reshape(-1)
+        chunk_size = self._ITERATION_CHUNK
+        for position, owner in enumerate(dist.order):
+            count = dist.rows[position] * row_items
+            mine = owner == comm.rank
+            for begin in range(0, count, chunk_size):
+                end = min(count, begin + chunk_size)
+                if self.dtype.hasobject:
+                    chunk = comm.bcast(flat[begin:end] if mine else None, root=owner)
+                else:
+                    chunk = flat[begin:end] if mine else _np.empty(end - begin, self.dtype)
+                    comm.Bcast([chunk.view(_np.uint8), _MPI.BYTE], root=owner)
+                yield from chunk
 
 
 def _check_and_agree(comm, check):
@@ -733,44 +1422,53 @@ def _check_and_agree(comm, check):
     except (TypeError, ValueError, IndexError, AttributeError) as error:
         _agree(comm, "d2o.distributed_data_object", error)
         raise
+    if comm.size == 1:
+        return strategy, shape, kind, source  # nothing to agree on
     agreed_shape = shape[1:] if strategy == "freeform" else shape
     _agree(comm, "d2o.distributed_data_object(strategy=%s, shape=%s, dtype=%s)"
            % (strategy, agreed_shape, kind.name))
     return strategy, shape, kind, source
 
 
-def _expand_key(key, shape):
-    """`key` as one integer (non-negative, checked) or slice per dimension."""
-    key = key if isinstance(key, tuple) else (key,)
-    ellipses = sum(1 for k in key if k is Ellipsis)
-    if ellipses > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    if len(key) - ellipses > len(shape):
-        raise IndexError("too many indices for an array of dimension %d" % len(shape))
-    if ellipses:
-        at = next(i for i, k in enumerate(key) if k is Ellipsis)
-        key = key[:at] + (slice(None),) * (len(shape) - len(key) + 1) + key[at + 1:]
-    key = key + (slice(None),) * (len(shape) - len(key))
-    expanded = []
-    for d, (k, n) in enumerate(zip(key, shape)):
-        if isinstance(k, slice):
-            expanded.append(k)
-        elif isinstance(k, (_numbers.Integral, _np.integer)) and not isinstance(k, bool):
-            if not -n <= k < n:
-                raise IndexError("index %d is out of bounds for axis %d with size %d"
-                                 % (k, d, n))
-            expanded.append(int(k) % n)
-        else:
-            raise IndexError("adlib.d2o indexes with integers, slices, Ellipsis and boolean "
-                             "masks of the array's shape (index arrays are not supported yet), "
-                             "not %s" % type(k).__name__)
-    return tuple(expanded)
+def _is_mask(key, ndim):
+    """Is `key` a boolean mask of the whole array (an object of bools, or a
+    numpy array of bools with every dimension; one with fewer dimensions
+    stands for its nonzero indices, an index key)?"""
+    if isinstance(key, distributed_data_object):
+        return _np.dtype(key.dtype) == _np.bool_
+    return isinstance(key, _np.ndarray) and key.dtype == _np.bool_ and key.ndim == ndim
 
 
-def _is_mask(key):
-    """Is `key` a boolean mask (a numpy array or an object of bools)?"""
-    return (isinstance(key, (distributed_data_object, _np.ndarray)) and
-            _np.dtype(key.dtype) == _np.bool_)
+def _has_object_entry(key):
+    """Is `key`, or an entry of a tuple key, a distributed_data_object
+    (other than a boolean mask of the whole array)?"""
+    entries = key if isinstance(key, tuple) else (key,)
+    return any(isinstance(k, distributed_data_object) for k in entries)
+
+
+def _subscripts_digest(subscripts):
+    """The cache key of one process's own subscripts."""
+    return "own:" + _hashlib.blake2b(subscripts.tobytes(), digest_size=12).hexdigest()
+
+
+def _digest_of_all(comm, digest):
+    """One digest of every process's `digest` (collective: one allgather);
+    what a schedule planned from keys that differ between processes is
+    cached under."""
+    if comm.size == 1:
+        return digest
+    joined = "|".join(comm.allgather(digest))
+    return "all:" + _hashlib.blake2b(joined.encode(), digest_size=12).hexdigest()
+
+
+def _key_digest(key):
+    """A short fingerprint of a basic key or a numpy mask (for the
+    agreement of checked mode)."""
+    if isinstance(key, _np.ndarray):
+        return "mask:" + _hashlib.blake2b(key.tobytes(), digest_size=12).hexdigest()
+    if isinstance(key, distributed_data_object):
+        return "object-mask%s" % (key.shape,)
+    return repr(_hashable_key(key))
 
 
 def _hashable_key(key):
@@ -811,6 +1509,19 @@ def _checked_shape(shape):
     if any(n < 0 for n in shape):
         raise ValueError("d2o: negative dimensions are not allowed: %s" % (shape,))
     return shape
+
+
+def _summed(comm, partial):
+    """The sum over `comm` of `partial` (a numpy array of one shape and dtype
+    everywhere): one MPI_Allreduce for the types MPI adds (a logical or for
+    bool, numpy's sum of bools), an allgather and numpy's sum otherwise."""
+    flat = _np.ascontiguousarray(partial).reshape(-1)
+    if flat.dtype.char in "bhilqBHILQfdFD?":
+        result = _np.empty_like(flat)
+        comm.Allreduce(flat, result, op=_MPI.LOR if flat.dtype.char == "?" else _MPI.SUM)
+    else:
+        result = _np.sum(_np.stack(comm.allgather(flat)), axis=0, dtype=flat.dtype)
+    return result.reshape(_np.shape(partial))
 
 
 def _normalize_axes(axis, ndim):

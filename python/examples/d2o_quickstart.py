@@ -33,6 +33,13 @@ backwards = q[::-1]                               # the same, the processes in r
 corner = q[0, 3]                                  # a number, from the process holding it
 q[::2, 0] = 0.0                                   # each process writes what it holds
 
+rows = q[[5, 0, 2]]                               # index arrays: an adlib Gather, planned once
+picked = q[np.array([0, 3, 5]), np.array([1, 1, 2])]  # elements
+wanted = d2o.distributed_data_object(np.array([4, 4, 1]), distribution_strategy="equal")
+by_object = q[wanted]                             # split like the key object
+q[[0, 4], 3] = -1.0                               # each process writes the items it holds
+own = q.get_data(np.array([comm.rank % 6]), local_keys=True)  # each process its own key
+
 mine = np.full((comm.rank + 1, 4), float(comm.rank))
 f = d2o.distributed_data_object(local_data=mine, distribution_strategy="freeform")
 
@@ -42,19 +49,37 @@ try:
 except ValueError as error:                       # raised on every process when P > 1
     disagreement = str(error)
 
+# Every collective call first, on every process; then the comparisons (a
+# comparison that fails must not make one process skip a collective call).
+gathered = {name: value.get_full_data() for name, value in [
+    ("r", r), ("column_sums", column_sums), ("row_means", row_means),
+    ("every_other", every_other), ("rows", rows), ("picked", picked),
+    ("by_object", by_object), ("q", q), ("backwards", backwards)]}
 expected = 3 * a + 1
-ok = np.array_equal(full, expected) and np.allclose(r.get_full_data(), np.sqrt(expected))
-ok = ok and total == expected.sum() and np.array_equal(column_sums.get_full_data(),
-                                                       expected.sum(axis=0))
-ok = ok and np.allclose(row_means.get_full_data(), expected.mean(axis=1))
-ok = ok and np.array_equal(every_other.get_full_data(), expected[1:6:2, ::-1])
-ok = ok and corner == expected[0, 3]
+checks = [
+    np.array_equal(full, expected), np.allclose(gathered["r"], np.sqrt(expected)),
+    total == expected.sum(), np.array_equal(gathered["column_sums"], expected.sum(axis=0)),
+    np.allclose(gathered["row_means"], expected.mean(axis=1)),
+    corner == expected[0, 3],
+]
 expected[::2, 0] = 0.0
-ok = ok and np.array_equal(q.get_full_data(), expected)
-ok = ok and np.array_equal(backwards.get_full_data(), expected[::-1])  # a view, as in numpy
-ok = ok and np.array_equal(local_rows, a[obj.distributor.local_slice()])
-ok = ok and f.shape == (comm.size * (comm.size + 1) // 2, 4)
-ok = ok and (disagreement is not None) == (comm.size > 1)
+checks += [
+    np.array_equal(gathered["rows"], expected[[5, 0, 2]]),
+    np.array_equal(gathered["picked"], expected[[0, 3, 5], [1, 1, 2]]),
+    np.array_equal(gathered["by_object"], expected[[4, 4, 1]]),
+    by_object.distributor.rows == wanted.distributor.rows,
+]
+expected[[0, 4], 3] = -1.0
+checks += [
+    np.array_equal(gathered["every_other"], expected[1:6:2, ::-1]),  # views, as in numpy
+    np.array_equal(gathered["backwards"], expected[::-1]),
+    np.array_equal(own.data, expected[[comm.rank % 6]]),
+    np.array_equal(gathered["q"], expected),
+    np.array_equal(local_rows, a[obj.distributor.local_slice()]),
+    f.shape == (comm.size * (comm.size + 1) // 2, 4),
+    (disagreement is not None) == (comm.size > 1),
+]
+ok = all(checks)
 ok = comm.allreduce(ok, op=MPI.LAND)
 if comm.rank == 0:
     print("d2o quick start: %s" % ("all checks passed" if ok else "FAILED"))
