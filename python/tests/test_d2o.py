@@ -15,59 +15,12 @@ import pytest
 
 import adlib.d2o as d2o
 from adlib._d2o_distribution import equal_rows, fftw_rows
+from d2o_fixtures import (P, STRATEGIES, expected_rows, global_array, make,
+                          raises_on_every_rank, same)
 from mpi_check import comm, everywhere
 
-P = comm.size
-STRATEGIES = ["equal", "fftw", "not", "freeform"]
 SHAPES = [(7,), (5, 3), (1,), (0, 4), (4, 0), (9, 2, 3), (2, 3, 2, 2)]
 DTYPES = [np.float64, np.int64, np.complex128, np.int32, np.bool_]
-
-
-def global_array(shape, dtype, seed=0):
-    """The same array on every process: small values, so that sums and
-    products are exact in every element type."""
-    rng = np.random.default_rng(seed)
-    values = rng.integers(-3, 4, size=shape)
-    if np.dtype(dtype) == np.bool_:
-        return values > 0
-    if np.dtype(dtype).kind == "c":
-        return (values + 1j * rng.integers(-2, 3, size=shape)).astype(dtype)
-    return values.astype(dtype)
-
-
-def freeform_rows(n):
-    """Rows per process for the 'freeform' cases: uneven, the first process
-    possibly without any."""
-    weights = [(r * 7 + 3) % 4 for r in range(P)]
-    total = sum(weights) or 1
-    rows = [n * w // total for w in weights]
-    rows[-1] += n - sum(rows)
-    return rows
-
-
-def make(a, strategy):
-    """A distributed_data_object of `a` by `strategy`."""
-    if strategy == "freeform":
-        rows = freeform_rows(a.shape[0])
-        start = sum(rows[:comm.rank])
-        return d2o.distributed_data_object(local_data=a[start:start + rows[comm.rank]],
-                                           distribution_strategy="freeform")
-    return d2o.distributed_data_object(a, distribution_strategy=strategy)
-
-
-def expected_rows(strategy, n):
-    return {"equal": equal_rows(n, P), "fftw": fftw_rows(n, P), "not": [n] * P,
-            "freeform": freeform_rows(n)}[strategy]
-
-
-def same(got, want):
-    """Equal values, shapes and element kinds (floating point: close)."""
-    got, want = np.asarray(got), np.asarray(want)
-    if got.shape != want.shape or got.dtype.kind != want.dtype.kind:
-        return False
-    if want.dtype.kind in "fc":
-        return np.allclose(got, want, equal_nan=True)
-    return np.array_equal(got, want)
 
 
 def test_the_strategies_split_rows_as_d2o_and_fftw_do():
@@ -241,17 +194,6 @@ def test_copies_local_data_and_full_data(strategy):
     ok &= same(x.get_full_data(), a + 1)
     ok &= same(x.flatten().get_full_data(), (a + 1).reshape(-1))
     assert everywhere(ok)
-
-
-def raises_on_every_rank(kind, action, fragment):
-    """Runs `action`; True when every rank raised `kind` with `fragment` in
-    its message (collective)."""
-    try:
-        action()
-        message = None
-    except kind as error:
-        message = str(error)
-    return everywhere(message is not None and fragment in message)
 
 
 def test_collective_arguments_that_differ_raise_on_every_process():

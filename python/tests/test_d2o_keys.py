@@ -12,10 +12,9 @@ import numpy as np
 import pytest
 
 from adlib import _d2o_selection
+from d2o_fixtures import P, STRATEGIES, global_array, make, raises_on_every_rank, same
 from mpi_check import comm, everywhere
-from test_d2o import STRATEGIES, global_array, make, raises_on_every_rank, same
 
-P = comm.size
 
 # Keys of a (9, 4) array with index arrays, and what numpy makes of them.
 INDEX_KEYS = [
