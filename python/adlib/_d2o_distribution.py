@@ -18,7 +18,7 @@ once per split rather than once per object."""
 import numpy as _np
 from mpi4py import MPI as _MPI
 
-from . import Remap, _adlib, wrap  # the package's checked wrappers
+from . import Remap, _adlib  # the package's checked Remap
 
 #: d2o's names for its strategies, by family.
 STRATEGIES = {
@@ -221,6 +221,17 @@ def split(strategy, global_shape, comm, rows, order=None):
     return found
 
 
+def wrap_block(grid, specs, block):
+    """An adlib array over `block` (this process's C-contiguous, writable
+    block of the layout (grid, specs)), without adlib.wrap's checks: d2o
+    builds its layouts from its own splits, so block and layout fit by
+    construction, and the checks would cost two agreements (allreduces) per
+    array, several times the Remap or Gather that follows.  (adlib's
+    constructor still checks the block against the layout on this
+    process.)"""
+    return getattr(_adlib, "DistArray_%s_%dd" % (block.dtype.name, len(specs)))(grid, specs, block)
+
+
 # Remap schedules between two splits, by (destination key, source key,
 # element type, communicator): planned once, executed for every object.
 _remaps = {}
@@ -239,8 +250,8 @@ def redistribute(dst_distribution, src_distribution, src_local, dtype):
     if dst_distribution.adlib_can_hold(dtype):
         dst_grid, dst_specs = dst_distribution.adlib_layout()
         src_grid, src_specs = src_distribution.adlib_layout()
-        dst_array = wrap(dst_grid, dst_specs, dst_local)
-        src_array = wrap(src_grid, src_specs, src_local)
+        dst_array = wrap_block(dst_grid, dst_specs, dst_local)
+        src_array = wrap_block(src_grid, src_specs, src_local)
         key = (dst_distribution.key(), src_distribution.key(), dtype.name, id(dst_grid))
         remap = _remaps.get(key)
         if remap is None:

@@ -18,7 +18,8 @@ import numbers as _numbers
 
 import numpy as _np
 
-from . import Gather, Scatter, wrap
+from . import Gather, Scatter
+from ._d2o_distribution import wrap_block
 
 # -- basic keys ---------------------------------------------------------------
 
@@ -258,7 +259,7 @@ def _flat_array(dist, block, carrier, by_view):
     if not flat.flags.writeable:  # adlib wraps writable memory only
         flat = flat.copy()
     grid, specs = dist.flat_adlib_layout()
-    return wrap(grid, specs, flat), flat
+    return wrap_block(grid, specs, flat), flat
 
 
 def gather(dist, block, subscripts, digest):
