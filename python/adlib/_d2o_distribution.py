@@ -18,7 +18,7 @@ once per split rather than once per object."""
 import numpy as _np
 from mpi4py import MPI as _MPI
 
-from . import Remap, _adlib  # the package's checked Remap
+from . import Remap, _adlib, empty  # the package's checked Remap and arrays
 
 #: d2o's names for its strategies, by family.
 STRATEGIES = {
@@ -67,6 +67,7 @@ class Distribution:
         self.local_shape = (self.stop - self.start,) + self.global_shape[1:]
         self._layout = None
         self._flat_layout = None
+        self._templates = {}  # adlib arrays of the layouts, by (flat, dtype): see adlib_array
         self.selections = {}  # what index keys select (adlib.d2o's cache)
 
     @property
@@ -116,6 +117,23 @@ class Distribution:
             specs = [first] + [_adlib.collapsed(n) for n in self.global_shape[1:]]
             self._layout = (grid, specs)
         return self._layout
+
+    def adlib_array(self, block, flat=False):
+        """An adlib array of this split's layout (flattened with `flat`) over
+        `block`, this process's C-contiguous writable block, no copy and no
+        communication: the first call per element type allocates an array
+        of the layout once (collective; its elements unset, its pages never
+        touched), whose layout every later block reuses.  adlib.wrap would
+        agree on every block (allreduces costing several times the Remap
+        or Gather that follows); d2o's blocks fit its layouts by
+        construction."""
+        key = (flat, block.dtype.name)
+        template = self._templates.get(key)
+        if template is None:
+            grid, specs = self.flat_adlib_layout() if flat else self.adlib_layout()
+            template = empty(grid, specs, block.dtype)
+            self._templates[key] = template
+        return template._over(block)
 
     def flat_adlib_layout(self):
         """(grid, specs): the adlib layout of the flattened array (C order),
@@ -221,17 +239,6 @@ def split(strategy, global_shape, comm, rows, order=None):
     return found
 
 
-def wrap_block(grid, specs, block):
-    """An adlib array over `block` (this process's C-contiguous, writable
-    block of the layout (grid, specs)), without adlib.wrap's checks: d2o
-    builds its layouts from its own splits, so block and layout fit by
-    construction, and the checks would cost two agreements (allreduces) per
-    array, several times the Remap or Gather that follows.  (adlib's
-    constructor still checks the block against the layout on this
-    process.)"""
-    return getattr(_adlib, "DistArray_%s_%dd" % (block.dtype.name, len(specs)))(grid, specs, block)
-
-
 # Remap schedules between two splits, by (destination key, source key,
 # element type, communicator): planned once, executed for every object.
 _remaps = {}
@@ -248,10 +255,9 @@ def redistribute(dst_distribution, src_distribution, src_local, dtype):
     if not src_local.flags.writeable:  # adlib wraps writable memory only
         src_local = src_local.copy()
     if dst_distribution.adlib_can_hold(dtype):
-        dst_grid, dst_specs = dst_distribution.adlib_layout()
-        src_grid, src_specs = src_distribution.adlib_layout()
-        dst_array = wrap_block(dst_grid, dst_specs, dst_local)
-        src_array = wrap_block(src_grid, src_specs, src_local)
+        dst_grid, _ = dst_distribution.adlib_layout()
+        dst_array = dst_distribution.adlib_array(dst_local)
+        src_array = src_distribution.adlib_array(src_local)
         key = (dst_distribution.key(), src_distribution.key(), dtype.name, id(dst_grid))
         remap = _remaps.get(key)
         if remap is None:

@@ -19,7 +19,6 @@ import numbers as _numbers
 import numpy as _np
 
 from . import Gather, Scatter
-from ._d2o_distribution import wrap_block
 
 # -- basic keys ---------------------------------------------------------------
 
@@ -258,8 +257,7 @@ def _flat_array(dist, block, carrier, by_view):
     flat = _to_carrier(block, carrier, by_view).reshape(-1)
     if not flat.flags.writeable:  # adlib wraps writable memory only
         flat = flat.copy()
-    grid, specs = dist.flat_adlib_layout()
-    return wrap_block(grid, specs, flat), flat
+    return dist.adlib_array(flat, flat=True), flat
 
 
 def gather(dist, block, subscripts, digest):

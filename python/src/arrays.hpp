@@ -15,6 +15,7 @@
 #include <Kokkos_Core.hpp>
 #include <array>
 #include <complex>
+#include <memory>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -64,6 +65,16 @@ class ArrayHolder : public ArrayBase {
   ArrayHolder(const adlib::Group& group, const std::vector<adlib::RangeSpec>& specs,
               py::array local)
       : array_(wrap(group, specs, local)), keep_(std::move(local)) {}
+
+  /// An array of `like`'s layout over `local`, this rank's block as a
+  /// packed C-order numpy array of exactly `like`'s local extents (no copy,
+  /// no communication).  For callers whose blocks fit the layout by
+  /// construction (adlib.d2o wraps its own blocks for every Remap and
+  /// Gather; adlib.wrap's agreement would cost more than the schedule): a
+  /// block that does not fit raises on this rank only, so memory from users
+  /// goes through adlib.wrap.
+  ArrayHolder(const ArrayHolder& like, py::array local)
+      : array_(over(like.get(), local)), keep_(std::move(local)) {}
 
   /// An array made elsewhere (e.g. adlib.from_distarray's import of a DAP
   /// buffer) over memory that `keep` owns: the holder keeps it alive.
@@ -133,6 +144,30 @@ class ArrayHolder : public ArrayBase {
     using Unmanaged = Kokkos::View<typename adlib::detail::add_pointers<T, Rank>::type,
                                    Kokkos::LayoutStride, Space, Kokkos::MemoryUnmanaged>;
     return array_type::wrap(layout, Unmanaged(static_cast<T*>(local.mutable_data()), strided));
+  }
+  static array_type over(const array_type& like, py::array local) {
+    const auto& storage = like.local_view();
+    std::string error;
+    if (local.ndim() != Rank)
+      error = "a local block of rank " + std::to_string(local.ndim());
+    else if (!local.dtype().is(py::dtype::of<T>()))
+      error = "the local block's element type is not the array's";
+    else if (!local.writeable() || !(local.flags() & py::array::c_style))
+      error = "the local block is read-only or not C-contiguous";
+    for (int d = 0; error.empty() && d < Rank; ++d)
+      if (static_cast<std::size_t>(local.shape(d)) != storage.extent(d))
+        error = "the local block's extent " + std::to_string(local.shape(d)) + " in dimension " +
+                std::to_string(d) + " is not the layout's " + std::to_string(storage.extent(d));
+    if (!error.empty())
+      throw adlib::Error(error + " (rank " + std::to_string(like.process_rank()) + ")", -1,
+                         "DistArray._over");
+    return array_type(like, adopt(static_cast<T*>(local.mutable_data()), storage,
+                                  std::make_index_sequence<Rank>{}));
+  }
+  template <std::size_t... I>
+  static typename array_type::view_type adopt(T* data, const typename array_type::view_type& like,
+                                              std::index_sequence<I...>) {
+    return typename array_type::view_type(data, like.extent(I)...);
   }
   template <std::size_t... I>
   static std::array<adlib::RangeSpec, Rank> fixed(const std::vector<adlib::RangeSpec>& specs,
@@ -213,6 +248,16 @@ py::class_<ArrayHolder<T, Rank>, ArrayBase> bind_array_class(py::module_& m,
            py::arg("group"), py::arg("specs"), py::kw_only(), py::arg("initialize"))
       .def(py::init<const adlib::Group&, const std::vector<adlib::RangeSpec>&, py::array>(),
            py::arg("group"), py::arg("specs"), py::arg("local").noconvert())
+      .def(
+          "_over",
+          [](const Holder& like, py::array local) {
+            return std::make_unique<Holder>(like, std::move(local));
+          },
+          py::arg("local").noconvert(),
+          "Internal (adlib.d2o): an array of this layout over `local`, this process's packed "
+          "C-order block of exactly this array's local extents; no copy, no communication, "
+          "so a block that does not fit raises on this process only (use adlib.wrap for "
+          "memory of unknown shape).")
       .def_property_readonly(
           "is_wrapped", [](const Holder& h) { return h.get().is_wrapped(); },
           "Does the array live in memory given to adlib.wrap?")

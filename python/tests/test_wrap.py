@@ -73,3 +73,24 @@ def test_a_block_that_does_not_fit_fails_everywhere():
     assert ok, messages
     with pytest.raises(TypeError):
         adlib.wrap(grid, [adlib.block(n)], [0.0] * rows)  # not a numpy array: would be a copy
+
+
+def test_an_array_of_another_arrays_layout_over_a_packed_block():
+    # adlib.d2o's internal _over: the layout of `like`, the memory of `block`,
+    # no communication; a block of other extents raises on this rank.
+    n = 9
+    grid = adlib.ProcessGrid(comm, [P])
+    like = adlib.empty(grid, [adlib.block(n)])
+    block = np.zeros(block_count(n, P, comm.rank))
+    a = like._over(block)
+    fill_reference(a)
+    ok = np.shares_memory(a.local, block) and local_matches(a) and not np.shares_memory(
+        block, like.local)
+    whole = adlib.full(a)
+    ok = ok and np.array_equal(whole, reference((n,), np.float64, np.arange(n)))
+    try:
+        like._over(np.zeros(block.size + 1))
+        refused = False
+    except adlib.Error as error:
+        refused = "extent" in str(error)
+    assert everywhere(ok and refused)
