@@ -208,6 +208,30 @@ def local_key_subscripts(key, shape):
     return basic_offsets(key, shape)
 
 
+def raw_fingerprint(key):
+    """A hashable fingerprint of a key as given (arrays by type, shape and
+    a digest of their bytes), what selections are cached under before the
+    key is resolved; None for keys of other kinds (not cached)."""
+    parts = []
+    for k in key if isinstance(key, tuple) else (key,):
+        if isinstance(k, list):
+            k = _np.asarray(k)
+        if isinstance(k, _np.ndarray):
+            if k.dtype.hasobject:
+                return None
+            digest = _hashlib.blake2b(_np.ascontiguousarray(k).tobytes(), digest_size=12)
+            parts.append(("array", k.dtype.str, k.shape, digest.hexdigest()))
+        elif isinstance(k, slice):
+            parts.append(("slice", k.start, k.stop, k.step))
+        elif k is Ellipsis:
+            parts.append(("...",))
+        elif _is_integer(k):
+            parts.append(("int", int(k)))
+        else:
+            return None
+    return tuple(parts)
+
+
 def _hashable(key):
     """A repr-stable form of a basic key (slices as triples)."""
     return tuple((k.start, k.stop, k.step) if isinstance(k, slice) else

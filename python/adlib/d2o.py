@@ -668,75 +668,64 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
         _agree(self.comm, "d2o.%s(index arrays %s)" % (call, selection.digest()))
         return selection
 
-    def _owners(self, selection):
-        """Per selected item, the position (in the split's order) of the
-        process holding it."""
-        ends = _np.cumsum(self.distributor.rows)
-        return _np.searchsorted(ends, selection.arrays[0], side="right")
-
-    def _local_items(self, selection, items):
-        """The numpy key of `items` (a boolean or index array over the
-        selection's items, all held here) into this process's block."""
-        arrays = tuple(a[items] for a in selection.arrays)
-        return (arrays[0] - self.distributor.start,) + arrays[1:] + selection.rest
-
-    def _index_split(self, selection, owners):
-        """(split, begin, end): the split of a numpy-keyed selection and this
-        process's items begin..end of it.  Items visiting the processes in
-        order stay where they are; others are dealt evenly (rank order)."""
-        dist, comm = self.distributor, self.comm
-        shape = selection.selected_shape
-        if owners.size < 2 or not (owners[1:] < owners[:-1]).any():
-            rows = _np.bincount(owners, minlength=comm.size).tolist()
-            split = _split("freeform", shape, comm, rows, dist.order)
-        else:
-            split = _split("equal", shape, comm, _equal_rows(shape[0], comm.size))
-        return split, split.start, split.stop
+    def _index_plan(self, call, key):
+        """The _IndexPlan of a numpy key with index arrays (the same on every
+        process): resolved once per split and key (kept with the split's
+        other selections, under the key's raw fingerprint), agreed across
+        processes on every use (one small allreduce, none on one process)."""
+        dist = self.distributor
+        fingerprint = _selection.raw_fingerprint(key)
+        cache_key = None if fingerprint is None else ("index arrays", fingerprint)
+        plan = None if cache_key is None else dist.selections.get(cache_key)
+        if plan is None:
+            plan = _IndexPlan(self._resolve_agreed(call, key), dist)
+            if cache_key is not None:
+                if len(dist.selections) >= 64:
+                    dist.selections.clear()
+                dist.selections[cache_key] = plan
+        elif self.comm.size > 1:
+            _agree(self.comm, "d2o.%s(index arrays %s)" % (call, plan.digest))
+        return plan
 
     def _get_indexed(self, key):
         """get_data for numpy index arrays (the same on every process)."""
-        selection = self._resolve_agreed("get_data", key)
+        plan = self._index_plan("get_data", key)
         dist = self.distributor
         if dist.replicated:
-            values = self.data[tuple(selection.arrays) + selection.rest]
+            values = self.data[plan.whole_key]
             return self._from_local(_distribution("not", values.shape, self.comm), values)
-        owners = self._owners(selection)
-        split, begin, end = self._index_split(selection, owners)
-        if split.strategy == "freeform":  # every item stays where it is
-            values = self.data[self._local_items(selection, slice(begin, end))]
+        if plan.stays:  # every item stays where it is
+            values = self.data[plan.stays_key]
         else:
-            values = _selection.gather(dist, self.data, selection.subscripts(begin, end),
-                                       selection.digest())
-        return self._from_local(split, values.reshape(split.local_shape))
+            values = _selection.gather(dist, self.data, plan.subscripts, plan.digest)
+        return self._from_local(plan.split, values.reshape(plan.split.local_shape))
 
     def _set_indexed(self, key, value):
         """set_data for numpy index arrays (the same on every process)."""
-        selection = self._resolve_agreed("set_data", key)
+        plan = self._index_plan("set_data", key)
+        shape = plan.selection.selected_shape
         dist = self.distributor
         if isinstance(value, distributed_data_object):
-            if value.shape != selection.selected_shape:
+            if value.shape != shape:
                 raise ValueError("d2o: could not assign an object of shape %s to a selection "
-                                 "of shape %s" % (value.shape, selection.selected_shape))
+                                 "of shape %s" % (value.shape, shape))
             if dist.replicated:
                 value = value.get_full_data()
             else:
-                owners = self._owners(selection)
-                split, begin, end = self._index_split(selection, owners)
+                split = plan.split
                 block = value.data if value.distributor.same_split(split) else \
                     _redistribute(split, value.distributor, value.data, value.dtype)
-                if split.strategy == "freeform":
-                    self.data[self._local_items(selection, slice(begin, end))] = block
+                if plan.stays:
+                    self.data[plan.stays_key] = block
                 else:
-                    _selection.scatter(dist, self.data, selection.subscripts(begin, end), block,
-                                       selection.digest())
+                    _selection.scatter(dist, self.data, plan.subscripts, block, plan.digest)
                 return
-        values = _np.broadcast_to(_np.asarray(value), selection.selected_shape)
+        values = _np.broadcast_to(_np.asarray(value), shape)
         if dist.replicated:
-            self.data[tuple(selection.arrays) + selection.rest] = values
+            self.data[plan.whole_key] = values
             return
         # Every process has every value: each writes the items it holds.
-        mine = self._owners(selection) == dist.position_of(self.comm.rank)
-        self.data[self._local_items(selection, mine)] = values[mine]
+        self.data[plan.held_key] = values[plan.held]
 
     def _object_key(self, key):
         """A key with object entries as this process's numpy key: index
@@ -1410,6 +1399,47 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
                     chunk = flat[begin:end] if mine else _np.empty(end - begin, self.dtype)
                     comm.Bcast([chunk.view(_np.uint8), _MPI.BYTE], root=owner)
                 yield from chunk
+
+
+class _IndexPlan:
+    """What a numpy key with index arrays selects from one split, worked out
+    once: the IndexArrays (`selection`, `digest`); for a replicated split
+    the key into the whole block (`whole_key`); otherwise the result's
+    `split` and, per item, the position of the process holding it.  Items
+    that visit the processes in order stay where they are (`stays`: a
+    'freeform' split of the result, this process's items read by
+    `stays_key` from its block, no messages); others are dealt evenly in
+    rank order and fetched at the flat `subscripts` of this process's
+    items.  `held` marks the items this process holds, `held_key` reads
+    them from its block (what assigning numpy values writes)."""
+
+    def __init__(self, selection, dist):
+        self.selection = selection
+        self.digest = selection.digest()
+        arrays, rest = selection.arrays, selection.rest
+        self.whole_key = tuple(arrays) + rest
+        if dist.replicated:
+            return
+        comm, shape = dist.comm, selection.selected_shape
+        owners = _np.searchsorted(_np.cumsum(dist.rows), arrays[0], side="right")
+        self.stays = owners.size < 2 or not (owners[1:] < owners[:-1]).any()
+        if self.stays:
+            rows = _np.bincount(owners, minlength=comm.size).tolist()
+            self.split = _split("freeform", shape, comm, rows, dist.order)
+            self.stays_key = self._block_key(arrays, rest, dist, slice(self.split.start,
+                                                                       self.split.stop))
+        else:
+            self.split = _split("equal", shape, comm, _equal_rows(shape[0], comm.size))
+            self.subscripts = selection.subscripts(self.split.start, self.split.stop)
+        self.held = owners == dist.position_of(comm.rank)
+        self.held_key = self._block_key(arrays, rest, dist, self.held)
+
+    @staticmethod
+    def _block_key(arrays, rest, dist, items):
+        """The numpy key of `items` (a slice or a boolean array over the
+        selection's items, all held here) into this process's block."""
+        picked = tuple(a[items] for a in arrays)
+        return (picked[0] - dist.start,) + picked[1:] + rest
 
 
 def _check_and_agree(comm, check):

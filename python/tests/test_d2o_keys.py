@@ -200,4 +200,7 @@ def test_repeated_keys_reuse_their_schedules():
     for _ in range(3):
         x[key]
         (x + 1)[key]  # another object of the same split
-    assert everywhere(len(_d2o_selection._schedules) == planned)
+    ok = len(_d2o_selection._schedules) == planned
+    key[1] = 3  # the same array, changed in place: selected anew
+    ok = ok and same(x[key].get_full_data(), a[[8, 3, 5, 5]])
+    assert everywhere(ok)
