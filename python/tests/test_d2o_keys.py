@@ -56,19 +56,20 @@ def test_sorted_index_arrays_keep_items_where_they_are(strategy):
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
-def test_index_arrays_assign_as_numpy(strategy):
-    a = global_array((9, 4), np.float64, 23)
+@pytest.mark.parametrize("dtype", [np.float64, np.int32, np.complex128, np.bool_])
+def test_index_arrays_assign_as_numpy(strategy, dtype):
+    a = global_array((9, 4), dtype, 23)
     failures = []
     for key in INDEX_KEYS:
         shape = a[key].shape
-        values = np.arange(np.prod(shape, dtype=int), dtype=np.float64).reshape(shape) + 100
+        values = (np.arange(np.prod(shape, dtype=int)).reshape(shape) % 3 + 100).astype(dtype)
         for kind in ["scalar", "numpy", "equal", "not"]:
             if kind != "scalar" and (not shape or shape[0] == 0):
                 continue
             x, want = make(a, strategy), a.copy()
             if kind == "scalar":
-                x[key] = -7.0
-                want[key] = -7.0
+                x[key] = dtype(1)
+                want[key] = dtype(1)
             else:
                 keys = np.asarray(key[0] if isinstance(key, tuple) else key)
                 if keys.dtype != bool and len(np.unique(keys)) != len(keys) and kind != "numpy":
