@@ -50,6 +50,7 @@ __all__ = ["distributed_data_object", "STRATEGIES", "d2o_librarian"]
 
 # Gives each new object its index (bound once: every creation calls it).
 _register = d2o_librarian.register
+_d2o_librarian = d2o_librarian
 
 #: Checked mode (ADLIB_CHECKED=1, as adlib's Configuration reads it): basic
 #: keys and masks are agreed across processes on every use too.
@@ -513,9 +514,11 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
         the processes in order (no communication), else dealt evenly and
         fetched by an adlib Gather planned once per key.
 
-        local_keys=True: each process gives its own key (of any kind but
-        objects) and gets what it selects, as its block of a 'freeform'
-        object (an adlib Gather, planned once per set of keys)."""
+        local_keys=True: each process gives its own key and gets what it
+        selects, as its block of a 'freeform' object: a numpy key through
+        an adlib Gather planned once per set of keys; a key object (one,
+        made on every process) as d2o does, every process's object found
+        through the librarian and selecting collectively in turn."""
         basic = None if local_keys else _hashable_key(key)
         if basic is not None:  # the common case first: integers, slices, Ellipsis
             self._agree_on_key("get_data", key)
@@ -800,46 +803,110 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
         """get_data(local_keys=True): this process's own key; the result is a
         'freeform' object whose block here is what that key selects."""
         comm = self.comm
+        call = "d2o.get_data(local_keys, %s)" % _local_key_kind(key)
         try:
-            if _has_object_entry(key):
-                raise TypeError("d2o: local_keys takes numpy keys (each process its own), "
-                                "not distributed_data_objects")
-            subscripts, shape = _selection.local_key_subscripts(key, self.shape)
+            if isinstance(key, distributed_data_object):
+                keys = self._keys_of_every_process(key)
+            elif _has_object_entry(key):
+                raise TypeError("d2o: local_keys takes one key object or a numpy key, not a "
+                                "tuple with objects")
+            else:
+                subscripts, shape = _selection.local_key_subscripts(key, self.shape)
         except (IndexError, TypeError, ValueError) as error:
-            _agree(comm, "d2o.get_data(local_keys)", error)
+            _agree(comm, call, error)
             raise
-        _agree(comm, "d2o.get_data(local_keys)")
+        _agree(comm, call)
+        if isinstance(key, distributed_data_object):
+            # d2o's way: each process's key object selects collectively, and
+            # the selection goes to the process whose key it is.
+            for rank, other in enumerate(keys):
+                selected = self.get_data(other).get_full_data(target_rank=rank)
+                if rank == comm.rank:
+                    block = selected
+            return self._from_own_blocks(block)
         shape = shape if shape else (1,)  # a single element: a block of one
-        trailing = comm.allgather(shape[1:])
-        if any(t != trailing[0] for t in trailing):
-            raise ValueError("d2o: get_data(local_keys=True): the processes' keys select blocks "
-                             "of different trailing shapes %s" % trailing)
         if self.distributor.replicated:
             values = self.data.reshape(-1)[subscripts]
         else:
             values = self._gather_own_subscripts(subscripts, _subscripts_digest(subscripts))
-        split = _distribution("freeform", (None,) + shape[1:], comm, local_rows=shape[0])
-        return self._from_local(split, values.reshape(shape))
+        return self._from_own_blocks(values.reshape(shape))
+
+    def _keys_of_every_process(self, key):
+        """Every process's key object (local_keys with objects), found by
+        their librarian indices (one allgather): d2o's librarian's use."""
+        keys = []
+        for index in self.comm.allgather(key.index):
+            if index not in _d2o_librarian:
+                raise ValueError("d2o: local_keys: another process's key object (index %d) is "
+                                 "not known here: key objects are made on every process"
+                                 % index)
+            keys.append(_d2o_librarian[index])
+        return keys
+
+    def _from_own_blocks(self, block):
+        """A 'freeform' object of every process's own `block` (one allgather
+        checking that the blocks agree after their first dimension)."""
+        comm = self.comm
+        trailing = comm.allgather(block.shape[1:])
+        if any(t != trailing[0] for t in trailing):
+            raise ValueError("d2o: local_keys: the processes' keys select blocks of different "
+                             "trailing shapes %s" % trailing)
+        split = _distribution("freeform", (None,) + block.shape[1:], comm,
+                              local_rows=block.shape[0])
+        return self._from_local(split, block)
 
     def _set_local_keys(self, key, value):
         """set_data(local_keys=True): each process stores its own values at
         its own key (an adlib Scatter)."""
+        call = "d2o.set_data(local_keys, %s)" % _local_key_kind(key)
+        if isinstance(value, distributed_data_object):
+            value = value.data  # its block here: what get_data(local_keys=True) gave
         try:
-            if _has_object_entry(key):
-                raise TypeError("d2o: local_keys takes numpy keys (each process its own), "
-                                "not distributed_data_objects")
-            subscripts, shape = _selection.local_key_subscripts(key, self.shape)
-            if isinstance(value, distributed_data_object):
-                value = value.data  # its block here: what get_data(local_keys=True) gave
-            values = _np.broadcast_to(_np.asarray(value), shape)
+            if isinstance(key, distributed_data_object):
+                keys = self._keys_of_every_process(key)
+            elif _has_object_entry(key):
+                raise TypeError("d2o: local_keys takes one key object or a numpy key, not a "
+                                "tuple with objects")
+            else:
+                subscripts, shape = _selection.local_key_subscripts(key, self.shape)
+                values = _np.broadcast_to(_np.asarray(value), shape)
         except (IndexError, TypeError, ValueError) as error:
-            _agree(self.comm, "d2o.set_data(local_keys)", error)
+            _agree(self.comm, call, error)
             raise
-        _agree(self.comm, "d2o.set_data(local_keys)")
+        _agree(self.comm, call)
+        if isinstance(key, distributed_data_object):
+            # Each process's values, stored collectively through its key object.
+            shapes = [self._selected_shape(other) for other in keys]
+            try:
+                mine = _np.array(_np.broadcast_to(_np.asarray(value), shapes[self.comm.rank]),
+                                 dtype=self.dtype)
+            except (TypeError, ValueError) as error:
+                _agree(self.comm, call + " values", error)
+                raise
+            _agree(self.comm, call + " values")
+            for rank, other in enumerate(keys):
+                self.set_data(self._held_by(rank, mine, shapes[rank]), other)
+            return
         if self.distributor.replicated:
             self._set_replicated_everywhere(subscripts, values)
         else:
             self._scatter_own_subscripts(subscripts, values, _subscripts_digest(subscripts))
+
+    def _selected_shape(self, key):
+        """The shape of what a key object selects (collective for a mask: its
+        count)."""
+        if _np.dtype(key.dtype) == _np.bool_:
+            return (int(key.sum()),)
+        return (key.shape[0],) + self.shape[1:]
+
+    def _held_by(self, rank, block, shape):
+        """A 'freeform' object of `shape` whose rows process `rank` alone
+        holds (`block` there)."""
+        if rank != self.comm.rank:
+            block = _np.empty((0,) + shape[1:], self.dtype)
+        split = _distribution("freeform", (None,) + shape[1:], self.comm,
+                              local_rows=block.shape[0])
+        return self._from_local(split, block)
 
     def _gather_own_subscripts(self, subscripts, digest):
         """The elements at this process's own flat subscripts (processes
@@ -1474,6 +1541,11 @@ def _has_object_entry(key):
     (other than a boolean mask of the whole array)?"""
     entries = key if isinstance(key, tuple) else (key,)
     return any(isinstance(k, distributed_data_object) for k in entries)
+
+
+def _local_key_kind(key):
+    """What kind of per-process key this is (processes must agree on it)."""
+    return "object" if isinstance(key, distributed_data_object) else "numpy"
 
 
 def _subscripts_digest(subscripts):

@@ -205,3 +205,31 @@ def test_repeated_keys_reuse_their_schedules():
     key[1] = 3  # the same array, changed in place: selected anew
     ok = ok and same(x[key].get_full_data(), a[[8, 3, 5, 5]])
     assert everywhere(ok)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_local_key_objects_through_the_librarian(strategy):
+    # Each process passes a different key object (all made on every process):
+    # each gets what its own object selects, and stores its own values there.
+    a = global_array((8, 3), np.float64, 30)
+    x = make(a, strategy)
+    rows = [np.array([(r * 3) % 8, 7, 0]) for r in range(P)]
+    keys = [make(k, "equal") for k in rows]
+    masks = [make(a > r - 1, "fftw") for r in range(P)]
+    failures = []
+    got = x.get_data(keys[comm.rank], local_keys=True)
+    if got.distribution_strategy != "freeform" or not same(got.data, a[rows[comm.rank]]):
+        failures.append("rows")
+    got = x.get_data(masks[comm.rank], local_keys=True)
+    if not same(got.data, a[a > comm.rank - 1]):
+        failures.append("mask")
+    y, want = make(a, strategy), a.copy()
+    y.set_data(np.full((3, 3), -1.0 - comm.rank), keys[comm.rank], local_keys=True)
+    for r in range(P):  # later processes' values win where keys meet
+        want[rows[r]] = -1.0 - r
+    if not same(y.get_full_data(), want):
+        failures.append("set")
+    assert everywhere(not failures), failures
+    bad = np.zeros((2, 3)) if comm.rank == P - 1 else np.zeros((3, 3))
+    assert raises_on_every_rank(ValueError, lambda: y.set_data(bad, keys[comm.rank],
+                                                               local_keys=True), "")
