@@ -240,7 +240,8 @@ def split(strategy, global_shape, comm, rows, order=None):
 
 
 # Remap schedules between two splits, by (destination key, source key,
-# element type, communicator): planned once, executed for every object.
+# element type, grid), and between a split and an adlib array's layout (see
+# remap_with_array): planned once, executed for every object.
 _remaps = {}
 
 
@@ -259,16 +260,36 @@ def redistribute(dst_distribution, src_distribution, src_local, dtype):
         dst_array = dst_distribution.adlib_array(dst_local)
         src_array = src_distribution.adlib_array(src_local)
         key = (dst_distribution.key(), src_distribution.key(), dtype.name, id(dst_grid))
-        remap = _remaps.get(key)
-        if remap is None:
-            if len(_remaps) >= _CACHE_LIMIT:
-                _remaps.clear()
-            remap = Remap(dst_array, src_array)
-            _remaps[key] = remap
-        remap.execute(dst_array, src_array)
+        _execute_cached_remap(key, dst_array, src_array)
         return dst_local
     _alltoallv_rows(dst_distribution, src_distribution, src_local, dst_local)
     return dst_local
+
+
+def remap_with_array(dist, block, array, to_array):
+    """One adlib Remap between this process's `block` of the split `dist`
+    and the adlib DistArray `array` (any layout over the same communicator):
+    into the array with `to_array`, else into the block.  Planned once per
+    layout, split and element type (cached), collective."""
+    # The array's grid is a new Python object at every access: it is known
+    # by its ranks and its layout by adlib's description of it.
+    key = ("adlib array", id(dist.comm), tuple(array.group.grid.ranks()), repr(array),
+           dist.key(), block.dtype.name, to_array)
+    mine = dist.adlib_array(block)
+    dst, src = (array, mine) if to_array else (mine, array)
+    _execute_cached_remap(key, dst, src)
+
+
+def _execute_cached_remap(key, dst, src):
+    """Executes the Remap filed under `key`, planned from dst and src at its
+    first use (collective: every process files its Remaps alike)."""
+    remap = _remaps.get(key)
+    if remap is None:
+        if len(_remaps) >= _CACHE_LIMIT:
+            _remaps.clear()
+        remap = Remap(dst, src)
+        _remaps[key] = remap
+    remap.execute(dst, src)
 
 
 def _alltoallv_rows(dst, src, src_local, dst_local):

@@ -40,13 +40,16 @@ from ._d2o_distribution import distribution as _distribution
 from ._d2o_distribution import split as _split
 from ._d2o_distribution import grid_of as _grid_of
 from ._d2o_distribution import redistribute as _redistribute
+from ._d2o_distribution import remap_with_array as _remap_with_array
+from . import DTYPES as _ADLIB_DTYPES
+from . import empty as _adlib_empty
 from ._d2o_distribution import equal_rows as _equal_rows
 from . import _d2o_selection as _selection
 from ._d2o_selection import expand_basic_key as _expand_key
 
 from ._d2o_librarian import d2o_librarian
 
-__all__ = ["distributed_data_object", "STRATEGIES", "d2o_librarian"]
+__all__ = ["distributed_data_object", "STRATEGIES", "d2o_librarian", "from_adlib"]
 
 # Gives each new object its index (bound once: every creation calls it).
 _register = d2o_librarian.register
@@ -805,18 +808,12 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
         comm = self.comm
         call = "d2o.get_data(local_keys, %s)" % _local_key_kind(key)
         try:
-            if isinstance(key, distributed_data_object):
-                keys = self._keys_of_every_process(key)
-            elif _has_object_entry(key):
-                raise TypeError("d2o: local_keys takes one key object or a numpy key, not a "
-                                "tuple with objects")
-            else:
-                subscripts, shape = _selection.local_key_subscripts(key, self.shape)
+            keys, subscripts, shape = self._local_key_parts(key)
         except (IndexError, TypeError, ValueError) as error:
             _agree(comm, call, error)
             raise
         _agree(comm, call)
-        if isinstance(key, distributed_data_object):
+        if keys is not None:
             # d2o's way: each process's key object selects collectively, and
             # the selection goes to the process whose key it is.
             for rank, other in enumerate(keys):
@@ -830,6 +827,18 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
         else:
             values = self._gather_own_subscripts(subscripts, _subscripts_digest(subscripts))
         return self._from_own_blocks(values.reshape(shape))
+
+    def _local_key_parts(self, key):
+        """What this process's own key is: (every process's key object, None,
+        None) for a key object, else (None, flat subscripts, selected shape)
+        of a numpy key."""
+        if isinstance(key, distributed_data_object):
+            return self._keys_of_every_process(key), None, None
+        if _has_object_entry(key):
+            raise TypeError("d2o: local_keys takes one key object or a numpy key, not a tuple "
+                            "with objects")
+        subscripts, shape = _selection.local_key_subscripts(key, self.shape)
+        return None, subscripts, shape
 
     def _keys_of_every_process(self, key):
         """Every process's key object (local_keys with objects), found by
@@ -862,19 +871,14 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
         if isinstance(value, distributed_data_object):
             value = value.data  # its block here: what get_data(local_keys=True) gave
         try:
-            if isinstance(key, distributed_data_object):
-                keys = self._keys_of_every_process(key)
-            elif _has_object_entry(key):
-                raise TypeError("d2o: local_keys takes one key object or a numpy key, not a "
-                                "tuple with objects")
-            else:
-                subscripts, shape = _selection.local_key_subscripts(key, self.shape)
+            keys, subscripts, shape = self._local_key_parts(key)
+            if keys is None:
                 values = _np.broadcast_to(_np.asarray(value), shape)
         except (IndexError, TypeError, ValueError) as error:
             _agree(self.comm, call, error)
             raise
         _agree(self.comm, call)
-        if isinstance(key, distributed_data_object):
+        if keys is not None:
             # Each process's values, stored collectively through its key object.
             shapes = [self._selected_shape(other) for other in keys]
             try:
@@ -1431,6 +1435,29 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
         self.set_local_data(generator(self.local_shape), copy=copy)
         self.hermitian = False
 
+    # -- adlib arrays -------------------------------------------------------------
+
+    def to_adlib(self, grid, specs):
+        """This array as a new adlib DistArray of any layout adlib has
+        (`grid` an adlib.ProcessGrid over this object's communicator, `specs`
+        one RangeSpec per dimension: block-cyclic, cyclic, 2-D and 3-D grids,
+        ghosts), for adlib's schedules (WriteHalo, Shift, Gather, ...): one
+        adlib Remap from this object's split, planned once per layout and
+        cached.  Ghost cells are left unset.  Element types of adlib.DTYPES,
+        1 to 3 dimensions.  Collective."""
+        self._check_adlib_type("to_adlib")
+        array = _adlib_empty(grid, specs, self.dtype)
+        block = _np.ascontiguousarray(self.data)
+        if not block.flags.writeable:
+            block = block.copy()
+        _remap_with_array(self.distributor, block, array, to_array=True)
+        return array
+
+    def _check_adlib_type(self, call):
+        if self.dtype.name not in _ADLIB_DTYPES or not 1 <= self.ndim <= 3:
+            raise TypeError("d2o: %s moves arrays of %s with 1 to 3 dimensions, not %s of %d"
+                            % (call, ", ".join(_ADLIB_DTYPES), self.dtype.name, self.ndim))
+
     # -- iteration ------------------------------------------------------------------
 
     #: Elements per broadcast when an object is iterated.
@@ -1507,6 +1534,24 @@ class _IndexPlan:
         selection's items, all held here) into this process's block."""
         picked = tuple(a[items] for a in arrays)
         return (picked[0] - dist.start,) + picked[1:] + rest
+
+
+def from_adlib(array, distribution_strategy=None, comm=None):
+    """A new distributed_data_object holding the global array of the adlib
+    DistArray `array` (any layout: block-cyclic, 2-D grids, ghosts; its
+    owned elements), split by `distribution_strategy` ('fftw' by default;
+    not 'freeform') over `comm` (MPI.COMM_WORLD by default: the
+    communicator of the array's grid): one adlib Remap, planned once per
+    layout and cached.  Collective."""
+    comm = _MPI.COMM_WORLD if comm is None else comm
+    strategy = _strategy_name(distribution_strategy)
+    if strategy == "freeform":
+        raise ValueError("d2o: from_adlib makes objects of a global strategy, not 'freeform'")
+    obj = distributed_data_object(global_shape=array.shape, dtype=array.dtype,
+                                  distribution_strategy=strategy, comm=comm)
+    obj._check_adlib_type("from_adlib")
+    _remap_with_array(obj.distributor, obj.data, array, to_array=False)
+    return obj
 
 
 def _check_and_agree(comm, check):

@@ -11,6 +11,7 @@ import sys
 import numpy as np
 from mpi4py import MPI
 
+import adlib
 import adlib.d2o as d2o
 
 comm = MPI.COMM_WORLD
@@ -40,6 +41,11 @@ by_object = q[wanted]                             # split like the key object
 q[[0, 4], 3] = -1.0                               # each process writes the items it holds
 own = q.get_data(np.array([comm.rank % 6]), local_keys=True)  # each process its own key
 
+grid = adlib.ProcessGrid(comm, [comm.size, 1])
+cyclic_rows = q.to_adlib(grid, [adlib.block_cyclic(6, 2), adlib.block(4).ghosts(1)])
+adlib.write_halo(cyclic_rows)                      # any adlib schedule on it
+back = d2o.from_adlib(cyclic_rows, distribution_strategy="equal")
+
 mine = np.full((comm.rank + 1, 4), float(comm.rank))
 f = d2o.distributed_data_object(local_data=mine, distribution_strategy="freeform")
 
@@ -54,7 +60,7 @@ except ValueError as error:                       # raised on every process when
 gathered = {name: value.get_full_data() for name, value in [
     ("r", r), ("column_sums", column_sums), ("row_means", row_means),
     ("every_other", every_other), ("rows", rows), ("picked", picked),
-    ("by_object", by_object), ("q", q), ("backwards", backwards)]}
+    ("by_object", by_object), ("q", q), ("backwards", backwards), ("back", back)]}
 expected = 3 * a + 1
 checks = [
     np.array_equal(full, expected), np.allclose(gathered["r"], np.sqrt(expected)),
@@ -75,6 +81,7 @@ checks += [
     np.array_equal(gathered["backwards"], expected[::-1]),
     np.array_equal(own.data, expected[[comm.rank % 6]]),
     np.array_equal(gathered["q"], expected),
+    np.array_equal(gathered["back"], expected),
     np.array_equal(local_rows, a[obj.distributor.local_slice()]),
     f.shape == (comm.size * (comm.size + 1) // 2, 4),
     (disagreement is not None) == (comm.size > 1),
