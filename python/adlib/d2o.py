@@ -1299,9 +1299,12 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
             block = self._operand(other)
         else:
             other = _np.asarray(other)
-            if other.shape != self.shape:
-                raise ValueError("d2o: vdot of arrays of shapes %s and %s"
-                                 % (self.shape, other.shape))
+
+            def check():  # a numpy operand is the caller's, per process: agreed
+                if other.shape != self.shape:
+                    raise ValueError("d2o: vdot of arrays of shapes %s and %s"
+                                     % (self.shape, other.shape))
+            _agreed_checks(self.comm, "d2o.vdot", check)
             block = other[self.distributor.local_slice()]
         partial = _np.asarray(_np.vdot(self.data, block))
         if self.distributor.replicated or self.comm.size == 1:
@@ -1323,27 +1326,30 @@ class distributed_data_object:  # noqa: N801  (d2o's name)
         if self.dtype.kind not in "iu":
             raise TypeError("d2o: bincount counts the elements of integer arrays, not %s"
                             % self.dtype.name)
-        if minlength is not None:
-            minlength = _operator.index(minlength)
-            if minlength < 0:
-                raise ValueError("'minlength' must not be negative")
         dist = self.distributor
-        local_weights = None
-        if weights is not None:
-            if isinstance(weights, distributed_data_object):
-                block = self._operand(weights)
-                kind = weights.dtype
-            else:
-                weights = _np.asarray(weights)
-                if weights.shape != self.shape:
-                    raise ValueError("d2o: bincount: weights of shape %s for an array of shape "
-                                     "%s" % (weights.shape, self.shape))
-                block, kind = weights[dist.local_slice()], weights.dtype
+        if weights is not None and not isinstance(weights, distributed_data_object):
+            weights = _np.asarray(weights)
+
+        def check():  # arguments given per process: agreed (one allreduce)
+            length = None if minlength is None else _operator.index(minlength)
+            if length is not None and length < 0:
+                raise ValueError("'minlength' must not be negative")
+            if weights is None:
+                return length
+            if not isinstance(weights, distributed_data_object) and weights.shape != self.shape:
+                raise ValueError("d2o: bincount: weights of shape %s for an array of shape %s"
+                                 % (weights.shape, self.shape))
             # numpy counts in float64: checked here, not by numpy, which
             # would object only where a block has elements.
-            if not _np.can_cast(kind, _np.float64, "safe"):
+            if not _np.can_cast(weights.dtype, _np.float64, "safe"):
                 raise TypeError("Cannot cast array data from %r to dtype('float64') according "
-                                "to the rule 'safe'" % kind)
+                                "to the rule 'safe'" % weights.dtype)
+            return length
+        minlength = _agreed_checks(self.comm, "d2o.bincount", check)
+        local_weights = None
+        if weights is not None:
+            block = self._operand(weights) if isinstance(weights, distributed_data_object) \
+                else weights[dist.local_slice()]
             local_weights = block.reshape(-1)
         values = self.data.reshape(-1)
         largest = int(values.max()) if values.size else -1
@@ -1552,6 +1558,19 @@ def from_adlib(array, distribution_strategy=None, comm=None):
     obj._check_adlib_type("from_adlib")
     _remap_with_array(obj.distributor, obj.data, array, to_array=False)
     return obj
+
+
+def _agreed_checks(comm, call, check):
+    """check()'s result, its verdict agreed across the processes of `comm`:
+    an error on one raises on every one (one small allreduce, none on one
+    process).  For arguments each process passes for itself."""
+    try:
+        result = check()
+    except (TypeError, ValueError, IndexError) as error:
+        _agree(comm, call, error)
+        raise
+    _agree(comm, call)
+    return result
 
 
 def _check_and_agree(comm, check):

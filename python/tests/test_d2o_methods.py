@@ -382,3 +382,13 @@ def test_iteration_yields_every_element_in_c_order(split):
     if not same(x.sum(), 45.0):
         failures.append("after break")
     assert everywhere(not failures), failures
+
+
+def test_numpy_arguments_that_differ_between_processes_raise_on_every_process():
+    x = make(global_array((6, 2), np.int64, 50), "equal")
+    wrong = (6, 2) if comm.rank != P - 1 else (5, 2)
+    assert raises_on_every_rank(ValueError, lambda: x.vdot(np.ones(wrong)), "shapes")
+    assert raises_on_every_rank(ValueError, lambda: x.bincount(weights=np.ones(wrong)), "weights")
+    assert raises_on_every_rank(ValueError,
+                                lambda: x.bincount(minlength=-1 if comm.rank == 0 else 3),
+                                "minlength")
