@@ -12,7 +12,11 @@ from mpi4py import MPI as _MPI
 
 from ._d2o_common import DistributedBase, _normalize_axes
 from ._d2o_common import is_object as _is_object
+from . import DTYPES as _ADLIB_DTYPES
+from . import _adlib
 from ._d2o_distribution import distribution as _distribution
+from ._d2o_distribution import equal_rows as _equal_rows
+from ._d2o_distribution import grid_of as _grid_of
 from ._d2o_distribution import split as _split
 
 # The ndarray method of each numpy reduction adlib.d2o folds with.
@@ -266,8 +270,10 @@ class Reductions(DistributedBase):
         """numpy.median.  axis=None gathers the whole array on every process
         (as d2o does: one Remap, and the memory of the whole array); along
         the other axes each process takes the medians of its own rows (the
-        result keeps the split).  Along the first axis of a distributed
-        object: NotImplementedError."""
+        result keeps the split); along the first axis alone one adlib Remap
+        to whole columns, each process the medians of its columns (adlib's
+        element types, 2 or 3 dimensions; otherwise, and with the first axis
+        among others, the whole array is gathered as for axis=None)."""
         axes = _normalize_axes(axis, self.ndim)
         if axes is None:
             return _np.median(self.get_full_data())
@@ -284,9 +290,29 @@ class Reductions(DistributedBase):
             return self._from_local(_reduced_split(self.distributor, axes), medians)
         if self.distributor.replicated:
             return self._replicated_result(_np.median(self.data, axis=axes))
-        raise NotImplementedError("d2o: median along the first axis of a distributed object "
-                                  "(axis=None gathers the whole array; or copy it with "
-                                  "distribution_strategy='not' first)")
+        if axes == (0,) and self.ndim >= 2 and self.dtype.name in _ADLIB_DTYPES \
+                and self.ndim <= 3:
+            return self._median_of_columns()
+        # Other axes with the first: the whole array, as axis=None.
+        return self._replicated_result(_np.median(self.get_full_data(), axis=axes))
+
+    def _median_of_columns(self):
+        """median(axis=0): one adlib Remap to whole columns (the first axis
+        collapsed, the second dealt as 'equal' deals rows), the medians of
+        each process's columns; the result is split 'equal' along its first
+        axis (the columns)."""
+        comm = self.comm
+        columns = _equal_rows(self.shape[1], comm.size)
+        grid = _grid_of(comm)
+        specs = ([_adlib.collapsed(self.shape[0]), _adlib.irregular_block(columns)] +
+                 [_adlib.collapsed(n) for n in self.shape[2:]])
+        whole_columns = self.to_adlib(grid, specs).local
+        shape = self.shape[1:]
+        if self.shape[0] == 0:  # numpy: NaN (with its warning) for no rows
+            medians = _np.median(_np.empty((0,) + whole_columns.shape[1:], self.dtype), axis=0)
+        else:
+            medians = _np.median(whole_columns, axis=0)
+        return self._from_local(_split("equal", shape, comm, columns), _np.asarray(medians))
 
 
 def _reduced_split(dist, axes):
