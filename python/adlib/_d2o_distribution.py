@@ -15,10 +15,11 @@ A Distribution is immutable and shared by every object of the same global
 shape and split (d2o shares its distributors the same way), so the adlib
 layout it describes, and the Remap schedules between layouts, are built
 once per split rather than once per object."""
-import numpy as _np
-from mpi4py import MPI as _MPI
+import math as _math
 
-from . import Remap, _adlib, empty  # the package's checked Remap and arrays
+import numpy as _np
+
+from . import DTYPES, Remap, _adlib, empty  # the package's checked Remap and arrays
 
 #: d2o's names for its strategies, by family.
 STRATEGIES = {
@@ -29,11 +30,6 @@ STRATEGIES = {
     "not": ["not"],
     "hdf5": ["equal", "fftw", "not"],
 }
-
-#: What adlib's Remap carries (adlib.DTYPES) and the ranks it takes; other
-#: element types and ranks are redistributed with one MPI_Alltoallv of rows.
-_ADLIB_DTYPES = ("float64", "float32", "int64", "complex128")
-_ADLIB_MAX_NDIM = 3
 
 
 def equal_rows(n, size):
@@ -101,11 +97,6 @@ class Distribution:
         start = sum(self.rows[:position])
         return start, start + self.rows[position]
 
-    def adlib_can_hold(self, dtype):
-        """Can adlib's Remap carry arrays of this split and element type?"""
-        return (_np.dtype(dtype).name in _ADLIB_DTYPES and
-                1 <= len(self.global_shape) <= _ADLIB_MAX_NDIM)
-
     def adlib_layout(self):
         """(grid, specs): the adlib layout of this split, a 1-D grid over the
         communicator, the first dimension in irregular blocks of the rows
@@ -127,7 +118,7 @@ class Distribution:
         agree on every block (allreduces costing several times the Remap
         or Gather that follows); d2o's blocks fit its layouts by
         construction."""
-        key = (flat, block.dtype.name)
+        key = (flat, block.dtype)  # dtypes hash fast; their .name takes a microsecond
         template = self._templates.get(key)
         if template is None:
             grid, specs = self.flat_adlib_layout() if flat else self.adlib_layout()
@@ -137,8 +128,9 @@ class Distribution:
 
     def flat_adlib_layout(self):
         """(grid, specs): the adlib layout of the flattened array (C order),
-        1-D, each process holding its rows' elements: what adlib's Gather
-        and Scatter address when index keys select single elements."""
+        1-D, each process holding its rows' elements: what redistribution
+        (a Remap between two such layouts moves rows, whatever the rank of
+        the array) and index keys (Gather, Scatter) address."""
         if self._flat_layout is None:
             grid = _grid_of(self.comm, self.order)
             row_items = 1
@@ -173,8 +165,9 @@ def grid_of(comm):
     return _grid_of(comm)
 
 
-# Distributions by (strategy, shape, rows, communicator): objects of one split
-# share one, and with it its layout and schedules.
+# Distributions by (strategy, shape, rows, order, communicator), and for the
+# global strategies also by (strategy, shape, communicator): objects of one
+# split share one, and with it its layout and schedules.
 _distributions = {}
 
 
@@ -185,7 +178,7 @@ def distribution(strategy, global_shape, comm, local_rows=None):
     if strategy != "freeform":
         # Objects are created in loops: the split of a strategy and shape is
         # looked up before its rows are dealt again.
-        found = _by_strategy.get((strategy, tuple(global_shape), id(comm)))
+        found = _distributions.get((strategy, tuple(global_shape), id(comm)))
         if found is not None and found.comm is comm:
             return found
     size = comm.size
@@ -206,15 +199,8 @@ def distribution(strategy, global_shape, comm, local_rows=None):
                          % (", ".join(STRATEGIES["all"]), strategy))
     found = split(strategy, shape, comm, rows)
     if strategy != "freeform":
-        if len(_by_strategy) >= _CACHE_LIMIT:
-            _by_strategy.clear()
-        _by_strategy[(strategy, shape, id(comm))] = found
+        _distributions[(strategy, shape, id(comm))] = found  # a second name for it
     return found
-
-
-# The same Distributions by (strategy, global shape, communicator), for the
-# global strategies.
-_by_strategy = {}
 
 
 #: How many splits and Remaps are kept (the oldest are dropped beyond it).
@@ -247,23 +233,20 @@ _remaps = {}
 
 def redistribute(dst_distribution, src_distribution, src_local, dtype):
     """This process's block of the destination split, filled from the
-    source split's blocks (`src_local`, this process's, C order): adlib's
-    Remap for the element types and ranks it carries, one MPI_Alltoallv of
-    rows otherwise.  Collective over the communicator."""
+    source split's blocks (`src_local`, this process's, C order): one adlib
+    Remap between the two flattened layouts (rows move whole, whatever the
+    rank), element types adlib does not carry traveling as one it does
+    (element_carrier).  Collective over the communicator."""
     dtype = _np.dtype(dtype)
-    dst_local = _np.empty(dst_distribution.local_shape, dtype=dtype)
-    src_local = _np.ascontiguousarray(src_local, dtype=dtype)
-    if not src_local.flags.writeable:  # adlib wraps writable memory only
-        src_local = src_local.copy()
-    if dst_distribution.adlib_can_hold(dtype):
-        dst_grid, _ = dst_distribution.adlib_layout()
-        dst_array = dst_distribution.adlib_array(dst_local)
-        src_array = src_distribution.adlib_array(src_local)
-        key = (dst_distribution.key(), src_distribution.key(), dtype.name, id(dst_grid))
-        _execute_cached_remap(key, dst_array, src_array)
-        return dst_local
-    _alltoallv_rows(dst_distribution, src_distribution, src_local, dst_local)
-    return dst_local
+    carrier, by_view = element_carrier(dtype)
+    carried = to_carrier(_np.asarray(src_local, dtype=dtype), carrier, by_view).reshape(-1)
+    if not carried.flags.writeable:  # adlib wraps writable memory only
+        carried = carried.copy()
+    received = _np.empty(_math.prod(dst_distribution.local_shape), carrier)
+    key = (dst_distribution.key(), src_distribution.key(), carrier, id(dst_distribution.comm))
+    _execute_cached_remap(key, dst_distribution.adlib_array(received, flat=True),
+                          src_distribution.adlib_array(carried, flat=True))
+    return from_carrier(received, dtype, by_view).reshape(dst_distribution.local_shape)
 
 
 def remap_with_array(dist, block, array, to_array):
@@ -274,7 +257,7 @@ def remap_with_array(dist, block, array, to_array):
     # The array's grid is a new Python object at every access: it is known
     # by its ranks and its layout by adlib's description of it.
     key = ("adlib array", id(dist.comm), tuple(array.group.grid.ranks()), repr(array),
-           dist.key(), block.dtype.name, to_array)
+           dist.key(), block.dtype, to_array)
     mine = dist.adlib_array(block)
     dst, src = (array, mine) if to_array else (mine, array)
     _execute_cached_remap(key, dst, src)
@@ -292,34 +275,44 @@ def _execute_cached_remap(key, dst, src):
     remap.execute(dst, src)
 
 
-def _alltoallv_rows(dst, src, src_local, dst_local):
-    """dst_local <- the rows of src's blocks that dst puts here: each
-    process sends every other the overlap of its source rows with the
-    other's destination rows.  From a replicated source each process copies
-    from itself (it holds every row)."""
-    comm = src.comm
-    size, rank = comm.size, comm.rank
-    row_items = int(_np.prod(src.global_shape[1:], dtype=_np.int64))
-    byte = _np.dtype(src_local.dtype).itemsize * row_items
-    def moved(sender, receiver):
-        """The rows `sender`'s source block gives `receiver`'s destination
-        block: (lo, hi), hi <= lo when none.  A replicated source gives only
-        to itself (every process already holds every row)."""
-        if src.replicated and sender != receiver:
-            return 0, 0
-        (s_start, s_stop), (d_start, d_stop) = src.rows_of(sender), dst.rows_of(receiver)
-        return max(s_start, d_start), min(s_stop, d_stop)
+# -- element types adlib does not carry ------------------------------------------
 
-    send_counts, send_displs, recv_counts, recv_displs = [], [], [], []
-    my_src_start, my_dst_start = src.rows_of(rank)[0], dst.rows_of(rank)[0]
-    for other in range(size):
-        lo, hi = moved(rank, other)
-        send_counts.append(max(0, hi - lo) * byte)
-        send_displs.append(max(0, lo - my_src_start) * byte)
-        lo, hi = moved(other, rank)
-        recv_counts.append(max(0, hi - lo) * byte)
-        recv_displs.append(max(0, lo - my_dst_start) * byte)
-    send = src_local.reshape(-1).view(_np.uint8) if src_local.size else _np.empty(0, _np.uint8)
-    recv = dst_local.reshape(-1).view(_np.uint8) if dst_local.size else _np.empty(0, _np.uint8)
-    comm.Alltoallv([send, send_counts, send_displs, _MPI.BYTE],
-                   [recv, recv_counts, recv_displs, _MPI.BYTE])
+
+def element_carrier(dtype):
+    """(carrier dtype, by_view): how elements of `dtype` travel through
+    adlib's schedules, which carry adlib.DTYPES: those as they are, other
+    8-byte types bit for bit as int64 (a view), narrower integers and bool
+    widened to int64 and float16 to float32 (exact conversions).  Other
+    types (strings, objects) raise TypeError, as d2o moves numbers only."""
+    found = _carriers.get(dtype)
+    if found is None:  # dtype.name and the tests below cost microseconds: once per type
+        found = _carriers[dtype] = _carrier_of(_np.dtype(dtype))
+    return found
+
+
+# (carrier, by_view) by element type.
+_carriers = {}
+
+
+def _carrier_of(dtype):
+    """element_carrier without the memo."""
+    if dtype.name in DTYPES:
+        return dtype, True
+    if dtype.itemsize == 8 and dtype.kind in "iucmM":
+        return _np.dtype(_np.int64), True
+    if dtype.kind in "biu":
+        return _np.dtype(_np.int64), False
+    if dtype == _np.float16:
+        return _np.dtype(_np.float32), False
+    raise TypeError("adlib.d2o moves elements of numeric types, not %s" % dtype.name)
+
+
+def to_carrier(values, carrier, by_view):
+    """`values` as a C-contiguous array of the carrier type."""
+    values = _np.ascontiguousarray(values)
+    return values.view(carrier) if by_view else values.astype(carrier)
+
+
+def from_carrier(values, dtype, by_view):
+    """Carried `values` as `dtype` again."""
+    return values.view(dtype) if by_view else values.astype(dtype)

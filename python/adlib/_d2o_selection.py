@@ -19,6 +19,7 @@ import numbers as _numbers
 import numpy as _np
 
 from . import Gather, Scatter
+from ._d2o_distribution import element_carrier, from_carrier, to_carrier
 
 # -- basic keys ---------------------------------------------------------------
 
@@ -240,48 +241,33 @@ def _hashable(key):
 
 # -- moving the selected elements ------------------------------------------------
 
-# The element types adlib's Gather and Scatter carry; other types travel as
-# one of them: 8-byte types bit for bit as int64, narrower integers and bool
-# widened to int64, float16 widened to float32 (all exact).
-_CARRIED = ("float64", "float32", "int64", "complex128")
-
-
-def carrier_of(dtype):
-    """(carrier dtype, by_view): how elements of `dtype` travel."""
-    dtype = _np.dtype(dtype)
-    if dtype.name in _CARRIED:
-        return dtype, True
-    if dtype.itemsize == 8 and dtype.kind in "iucmM":
-        return _np.dtype(_np.int64), True
-    if dtype.kind in "biu":
-        return _np.dtype(_np.int64), False
-    if dtype == _np.float16:
-        return _np.dtype(_np.float32), False
-    raise TypeError("adlib.d2o moves selected elements of numeric types, not %s" % dtype.name)
-
-
-def _to_carrier(values, carrier, by_view):
-    values = _np.ascontiguousarray(values)
-    return values.view(carrier) if by_view else values.astype(carrier)
-
-
-def _from_carrier(values, dtype, by_view):
-    return values.view(dtype) if by_view else values.astype(dtype)
-
-
 # Gather and Scatter schedules by (split, carrier type, kind, key digest):
 # planned once per key, executed for every object of the split.
 _schedules = {}
 _CACHE_LIMIT = 256
 
 
-def _flat_array(dist, block, carrier, by_view):
-    """block (this process's, of `dist`'s split) as a 1-D adlib array of the
-    carrier type over the flattened layout; the numpy memory it wraps."""
-    flat = _to_carrier(block, carrier, by_view).reshape(-1)
+def _flat_array(dist, block):
+    """block (this process's, of `dist`'s split) as a 1-D adlib array of its
+    carrier type over the flattened layout: (array, its numpy memory,
+    carrier, by_view)."""
+    carrier, by_view = element_carrier(block.dtype)
+    flat = to_carrier(block, carrier, by_view).reshape(-1)
     if not flat.flags.writeable:  # adlib wraps writable memory only
         flat = flat.copy()
-    return dist.adlib_array(flat, flat=True), flat
+    return dist.adlib_array(flat, flat=True), flat, carrier, by_view
+
+
+def _schedule(kind, dist, carrier, digest, plan):
+    """The Gather or Scatter filed under (split, carrier type, kind, key
+    digest); plan() makes it at its first use (collective)."""
+    key = (dist.key(), id(dist.comm), carrier, kind, digest)
+    schedule = _schedules.get(key)
+    if schedule is None:
+        if len(_schedules) >= _CACHE_LIMIT:
+            _schedules.clear()
+        schedule = _schedules[key] = plan()
+    return schedule
 
 
 def gather(dist, block, subscripts, digest):
@@ -289,14 +275,9 @@ def gather(dist, block, subscripts, digest):
     `block`) at this process's flat `subscripts`, as a 1-D numpy array of
     the block's type (collective; the Gather is planned once per digest,
     which must be the same on every process)."""
-    carrier, by_view = carrier_of(block.dtype)
-    source, _ = _flat_array(dist, block, carrier, by_view)
-    key = (dist.key(), id(dist.comm), carrier.name, "gather", digest)
-    schedule = _schedules.get(key)
-    if schedule is None:
-        schedule = Gather(source, subscripts)
-        _remember(key, schedule)
-    return _from_carrier(schedule.execute(source), block.dtype, by_view)
+    source, _, carrier, by_view = _flat_array(dist, block)
+    schedule = _schedule("gather", dist, carrier, digest, lambda: Gather(source, subscripts))
+    return from_carrier(schedule.execute(source), block.dtype, by_view)
 
 
 def scatter(dist, block, subscripts, values, digest):
@@ -304,23 +285,12 @@ def scatter(dist, block, subscripts, values, digest):
     global array's elements at `subscripts` (collective; "replace": where
     processes name the same element, one of their values is kept).  `block`
     is this process's block, written in place."""
-    carrier, by_view = carrier_of(block.dtype)
-    target, flat = _flat_array(dist, block, carrier, by_view)
-    key = (dist.key(), id(dist.comm), carrier.name, "scatter", digest)
-    schedule = _schedules.get(key)
-    if schedule is None:
-        schedule = Scatter(target, subscripts, "replace")
-        _remember(key, schedule)
-    carried = _np.ascontiguousarray(
-        _to_carrier(_np.asarray(values, dtype=block.dtype).reshape(-1), carrier, by_view))
+    target, flat, carrier, by_view = _flat_array(dist, block)
+    schedule = _schedule("scatter", dist, carrier, digest,
+                         lambda: Scatter(target, subscripts, "replace"))
+    carried = to_carrier(_np.asarray(values, dtype=block.dtype).reshape(-1), carrier, by_view)
     schedule.execute(target, carried)
     if block.size:
-        shaped = _from_carrier(flat, block.dtype, by_view).reshape(block.shape)
+        shaped = from_carrier(flat, block.dtype, by_view).reshape(block.shape)
         if not _np.shares_memory(shaped, block):
             block[...] = shaped
-
-
-def _remember(key, schedule):
-    if len(_schedules) >= _CACHE_LIMIT:
-        _schedules.clear()
-    _schedules[key] = schedule

@@ -5,7 +5,7 @@ rules), creation, local and full data, operators and ufuncs between objects
 of the same and of different strategies, numpy arrays and scalars,
 reductions with and without an axis, copies; shapes with empty dimensions
 and processes without rows; element types adlib's Remap carries (float64,
-int64, complex128) and those redistributed by MPI_Alltoallv (bool, int32);
+int64, complex128) and those it carries as another type (bool, int32);
 and collective arguments that differ between processes raising the same
 exception on every process."""
 import itertools
