@@ -43,13 +43,6 @@ SIGNAL_SPECTRUM_WIDTH = 6.0
 TOLERANCE = 1e-10
 
 
-def fftw_slab_sizes(n, processes):
-    """FFTW's slab rule, which d2o's 'fftw' strategy uses for rows: blocks of
-    ceil(n / processes), in rank order, the last processes with fewer or none."""
-    block = -(-n // processes)
-    return [max(0, min(block, n - rank * block)) for rank in range(processes)]
-
-
 def clean_signal(rows, shape):
     """The signal at the global rows `rows` of a field of `shape`, every column."""
     n0, n1 = shape
@@ -100,9 +93,8 @@ class SlabFFT2:
     once and wrapped as adlib arrays (no copy), so each Remap moves data
     between the very arrays numpy computes on."""
 
-    def __init__(self, comm, shape, rows_per_process):
+    def __init__(self, comm, shape, rows_per_process, columns_per_process):
         n0, n1 = shape
-        columns_per_process = fftw_slab_sizes(n1, comm.size)
         self.column_start = sum(columns_per_process[:comm.rank])
         self.column_stop = self.column_start + columns_per_process[comm.rank]
         self.columns_per_process = columns_per_process
@@ -214,8 +206,10 @@ def main():
     noisy.data[...] = clean.data + noise(rows_here, args.n1)
     filtered = noisy.copy_empty(dtype=np.float64)
 
-    rows_per_process = comm.allgather(noisy.local_shape[0])
-    fft = SlabFFT2(comm, shape, rows_per_process)
+    # The columns are split as d2o splits the rows of the transposed field.
+    rows_per_process = list(noisy.distributor.rows)
+    columns_per_process = list(noisy.copy_empty(global_shape=shape[::-1]).distributor.rows)
+    fft = SlabFFT2(comm, shape, rows_per_process, columns_per_process)
     column_modes = mode_numbers(args.n1)[fft.column_start:fft.column_stop]
     weights = wiener_weights(mode_numbers(args.n0), column_modes, shape)
     planning = comm.allreduce(fft.planning_seconds, op=MPI.MAX)
