@@ -445,14 +445,15 @@ class Indexing(DistributedBase):
 
     def _from_own_blocks(self, block):
         """A 'freeform' object of every process's own `block` (one allgather
-        checking that the blocks agree after their first dimension)."""
+        of the block shapes: the rows, and the check that the blocks agree
+        after their first dimension)."""
         comm = self.comm
-        trailing = comm.allgather(block.shape[1:])
-        if any(t != trailing[0] for t in trailing):
-            raise ValueError("d2o: local_keys: the processes' keys select blocks of different "
-                             "trailing shapes %s" % trailing)
-        split = _distribution("freeform", (None,) + block.shape[1:], comm,
-                              local_rows=block.shape[0])
+        shapes = comm.allgather(block.shape)
+        if any(s[1:] != block.shape[1:] for s in shapes):
+            raise ValueError("d2o: local_keys: the processes' keys select blocks of shapes %s, "
+                             "which differ after the first dimension" % shapes)
+        rows = [s[0] for s in shapes]
+        split = _split("freeform", (sum(rows),) + block.shape[1:], comm, rows)
         return self._from_local(split, block)
 
     def _set_local_keys(self, key, value):
@@ -499,9 +500,8 @@ class Indexing(DistributedBase):
         holds (`block` there)."""
         if rank != self.comm.rank:
             block = _np.empty((0,) + shape[1:], self.dtype)
-        split = _distribution("freeform", (None,) + shape[1:], self.comm,
-                              local_rows=block.shape[0])
-        return self._from_local(split, block)
+        rows = [shape[0] if r == rank else 0 for r in range(self.comm.size)]
+        return self._from_local(_split("freeform", shape, self.comm, rows), block)
 
     def _gather_own_subscripts(self, subscripts, digest):
         """The elements at this process's own flat subscripts (processes
