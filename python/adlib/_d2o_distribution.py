@@ -20,6 +20,7 @@ import math as _math
 import numpy as _np
 
 from . import DTYPES, Remap, _adlib, empty  # the package's checked Remap and arrays
+from ._d2o_layout import Layout, LayoutDistribution
 
 #: d2o's names for its strategies, by family.
 STRATEGIES = {
@@ -52,6 +53,8 @@ class Distribution:
     a slice with a negative step keeps each process's rows where they are,
     so its result lists the processes in reverse)."""
 
+    is_layout = False  # see _d2o_layout.LayoutDistribution
+
     def __init__(self, strategy, global_shape, comm, rows, order=None):
         self.strategy = strategy
         self.global_shape = tuple(int(n) for n in global_shape)
@@ -83,6 +86,10 @@ class Distribution:
     def local_slice(self):
         """The rows of the global array this process holds."""
         return slice(self.start, self.stop)
+
+    def local_part(self, values):
+        """This process's rows of `values`, numpy of the global shape."""
+        return values[self.start:self.stop]
 
     def position_of(self, rank):
         """Where process `rank`'s rows come in the split (rank order unless
@@ -174,7 +181,10 @@ _distributions = {}
 def distribution(strategy, global_shape, comm, local_rows=None):
     """The Distribution of `global_shape` over `comm` by `strategy`; for
     'freeform', `local_rows` is this process's first-axis length and the
-    global first axis is their sum (collective: one allgather)."""
+    global first axis is their sum (collective: one allgather); a Layout
+    splits as it says (collective at its first use: one allreduce)."""
+    if isinstance(strategy, Layout):
+        return _layout_distribution(strategy, comm)
     if strategy != "freeform":
         # Objects are created in loops: the split of a strategy and shape is
         # looked up before its rows are dealt again.
@@ -200,6 +210,15 @@ def distribution(strategy, global_shape, comm, local_rows=None):
     found = split(strategy, shape, comm, rows)
     if strategy != "freeform":
         _distributions[(strategy, shape, id(comm))] = found  # a second name for it
+    return found
+
+
+def _layout_distribution(layout, comm):
+    """The LayoutDistribution of `layout` over `comm`, made once."""
+    key = ("layout", layout.description, id(comm))
+    found = _distributions.get(key)
+    if found is None or found.comm is not comm:
+        found = _distributions[key] = LayoutDistribution(layout, comm)
     return found
 
 
@@ -235,17 +254,22 @@ def redistribute(dst_distribution, src_distribution, src_local, dtype):
     """This process's block of the destination split, filled from the
     source split's blocks (`src_local`, this process's, C order): one adlib
     Remap between the two flattened layouts (rows move whole, whatever the
-    rank), element types adlib does not carry traveling as one it does
+    rank), or, where a split is an adlib Layout, between the two layouts
+    themselves; element types adlib does not carry travel as one it does
     (element_carrier).  Collective over the communicator."""
     dtype = _np.dtype(dtype)
     carrier, by_view = element_carrier(dtype)
-    carried = to_carrier(_np.asarray(src_local, dtype=dtype), carrier, by_view).reshape(-1)
+    flat = not (dst_distribution.is_layout or src_distribution.is_layout)
+    carried = to_carrier(_np.asarray(src_local, dtype=dtype), carrier, by_view)
+    carried = carried.reshape(-1) if flat else carried.reshape(src_distribution.local_shape)
     if not carried.flags.writeable:  # adlib wraps writable memory only
         carried = carried.copy()
-    received = _np.empty(_math.prod(dst_distribution.local_shape), carrier)
-    key = (dst_distribution.key(), src_distribution.key(), carrier, id(dst_distribution.comm))
-    _execute_cached_remap(key, dst_distribution.adlib_array(received, flat=True),
-                          src_distribution.adlib_array(carried, flat=True))
+    received = _np.empty(_math.prod(dst_distribution.local_shape) if flat
+                         else dst_distribution.local_shape, carrier)
+    key = (dst_distribution.key(), src_distribution.key(), carrier, flat,
+           id(dst_distribution.comm))
+    _execute_cached_remap(key, dst_distribution.adlib_array(received, flat=flat),
+                          src_distribution.adlib_array(carried, flat=flat))
     return from_carrier(received, dtype, by_view).reshape(dst_distribution.local_shape)
 
 

@@ -330,7 +330,7 @@ class Indexing(DistributedBase):
         arrays of the leader's length cut to its rows.  Returns (leader,
         local key)."""
         entries = key if isinstance(key, tuple) else (key,)
-        leader = next(k for k in entries if _is_object(k))
+        leader = next(k for k in entries if _is_object(k))._in_rows()
         local = []
         for k in entries:
             if _is_object(k):

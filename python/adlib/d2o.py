@@ -13,6 +13,9 @@ runs with `import adlib.d2o as d2o` in place of its d2o import:
     total = (obj * 2 + p).sum()                    # p redistributed, once planned
     full = obj.get_full_data()                     # the whole array everywhere
 
+Beyond d2o, any adlib layout is a strategy (`Layout(grid, specs)`, see
+_d2o_layout).
+
 `.data` is this process's block, a plain numpy array; operators and ufuncs
 act on it locally, an operand of another distribution is redistributed by
 an adlib Remap planned once per pair of distributions (cached), a numpy
@@ -40,6 +43,7 @@ import numpy as _np
 from mpi4py import MPI as _MPI
 
 from ._d2o_distribution import STRATEGIES
+from ._d2o_layout import Layout
 from ._d2o_distribution import distribution as _distribution
 from ._d2o_distribution import split as _split
 from ._d2o_distribution import redistribute as _redistribute
@@ -51,7 +55,7 @@ from ._d2o_indexing import Indexing as _Indexing
 from ._d2o_librarian import d2o_librarian
 from ._d2o_reductions import Reductions as _Reductions
 
-__all__ = ["distributed_data_object", "STRATEGIES", "d2o_librarian", "from_adlib"]
+__all__ = ["distributed_data_object", "STRATEGIES", "Layout", "d2o_librarian", "from_adlib"]
 
 # Gives each new object its index (bound once: every creation calls it).
 _register = d2o_librarian.register
@@ -63,11 +67,14 @@ DEFAULT_STRATEGY = "fftw"
 
 
 def _strategy_name(strategy):
+    """A strategy's name (d2o's), or the Layout given."""
     if strategy is None:
         return DEFAULT_STRATEGY
+    if isinstance(strategy, Layout):
+        return strategy
     if strategy not in STRATEGIES["all"]:
-        raise ValueError("distribution_strategy must be one of %s, not %r"
-                         % (", ".join(STRATEGIES["all"]), strategy))
+        raise ValueError("distribution_strategy must be one of %s or an adlib.d2o.Layout, "
+                         "not %r" % (", ".join(STRATEGIES["all"]), strategy))
     return strategy
 
 
@@ -87,6 +94,16 @@ class distributed_data_object(_Indexing, _Reductions):  # noqa: N801  (d2o's nam
     # __array_ufunc__ below rather than converting it.
     __array_priority__ = 1000.0
 
+    def __new__(cls, global_data=None, global_shape=None, dtype=None, local_data=None,
+                local_shape=None, distribution_strategy=None, *args, **kwargs):
+        """Objects of an adlib Layout are of a subclass (_d2o_layout_object)
+        that runs what d2o defines by rows on an 'equal' copy."""
+        if distribution_strategy is None and isinstance(global_data, distributed_data_object):
+            distribution_strategy = global_data.distribution_strategy
+        if isinstance(distribution_strategy, Layout):
+            cls = _LayoutObject
+        return object.__new__(cls)
+
     def __init__(self, global_data=None, global_shape=None, dtype=None, local_data=None,
                  local_shape=None, distribution_strategy=None, hermitian=False, alias=None,
                  path=None, comm=None, copy=True, *args, **kwargs):
@@ -101,7 +118,10 @@ class distributed_data_object(_Indexing, _Reductions):  # noqa: N801  (d2o's nam
             if strategy in STRATEGIES["local"]:
                 return self._local_arguments(strategy, global_data, global_shape, dtype,
                                              local_data, local_shape, copy)
-            return self._global_arguments(strategy, global_data, global_shape, dtype)
+            arguments = self._global_arguments(strategy, global_data, global_shape, dtype)
+            if isinstance(strategy, Layout):
+                _check_layout(strategy, arguments[1], comm)
+            return arguments
 
         # What every process must agree on is in the operation's name.
         strategy, shape, kind, source = _check_and_agree(comm, check)
@@ -181,14 +201,14 @@ class distributed_data_object(_Indexing, _Reductions):  # noqa: N801  (d2o's nam
             return _np.array(block, dtype=kind, copy=copy)
         if source.ndim == 0:  # a scalar: every element
             return _np.full(dist.local_shape, source, dtype=kind)
-        return _np.array(source[dist.local_slice()], dtype=kind, copy=copy)
+        return _np.array(dist.local_part(source), dtype=kind, copy=copy)
 
     @classmethod
     def _from_local(cls, distributor, data, hermitian=False):
         """An object over `data`, this process's block of `distributor`'s
         split (no checks, no communication: for results whose arguments the
         processes already agree on)."""
-        obj = cls.__new__(cls)
+        obj = object.__new__(_LayoutObject if distributor.is_layout else distributed_data_object)
         obj.distributor = distributor
         obj.data = data
         obj.dtype = data.dtype
@@ -277,7 +297,7 @@ class distributed_data_object(_Indexing, _Reductions):  # noqa: N801  (d2o's nam
         if data.shape != self.shape:
             raise ValueError("d2o: set_full_data: data of shape %s for an array of shape %s"
                              % (data.shape, self.shape))
-        self.set_local_data(data[self.distributor.local_slice()], hermitian=hermitian, copy=copy)
+        self.set_local_data(self.distributor.local_part(data), hermitian=hermitian, copy=copy)
 
     def __array__(self, dtype=None, copy=None):
         """numpy.asarray(obj): the whole array (collective)."""
@@ -328,6 +348,11 @@ class distributed_data_object(_Indexing, _Reductions):  # noqa: N801  (d2o's nam
                 and value.shape[0] == self.shape[0] and value.shape[0] != 1:
             return value[self.distributor.local_slice()]
         return value
+
+    def _in_rows(self):
+        """This object, or for one of an adlib Layout an 'equal' copy: what
+        code defined by rows works on."""
+        return self
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         """numpy ufuncs elementwise, on the blocks of the first
@@ -739,6 +764,16 @@ def _check_and_agree(comm, check):
     return strategy, shape, kind, source
 
 
+def _check_layout(layout, shape, comm):
+    """Does an object of `shape` over `comm` fit the Layout (ValueError)?"""
+    if shape != layout.shape:
+        raise ValueError("d2o: an array of shape %s does not fit %r (shape %s)"
+                         % (shape, layout, layout.shape))
+    if not layout.fits(comm):
+        raise ValueError("d2o: %r has a grid over another communicator than the object's"
+                         % layout)
+
+
 def _checked_shape(shape):
     """`shape` as a tuple of ints, at least one dimension, none negative."""
     shape = tuple(int(n) for n in shape)
@@ -781,3 +816,6 @@ def _binary_operators():
 
 
 _binary_operators()
+
+# Objects of an adlib Layout (imported last: the subclass needs the class above).
+from ._d2o_layout_object import LayoutObject as _LayoutObject  # noqa: E402

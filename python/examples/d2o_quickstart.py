@@ -46,6 +46,15 @@ cyclic_rows = q.to_adlib(grid, [adlib.block_cyclic(6, 2), adlib.block(4).ghosts(
 adlib.write_halo(cyclic_rows)                      # any adlib schedule on it
 back = d2o.from_adlib(cyclic_rows, distribution_strategy="equal")
 
+tiles = d2o.Layout(adlib.ProcessGrid.balanced(comm, 2),  # any adlib layout ...
+                   [adlib.block_cyclic(6, 2), adlib.block(4).ghosts(1)])
+t = d2o.distributed_data_object(a, distribution_strategy=tiles)  # ... as the split
+u = t * 3 + 1 - q                                 # on the tiles; q comes by one Remap
+tile_total = u.sum()                              # each tile folded, one allreduce
+u_rows = u[1:5]                                   # by rows: on an 'equal' copy of u
+halo = t.to_adlib()                               # the layout, ghosts included
+adlib.write_halo(halo)                            # for adlib's schedules
+
 mine = np.full((comm.rank + 1, 4), float(comm.rank))
 f = d2o.distributed_data_object(local_data=mine, distribution_strategy="freeform")
 
@@ -60,7 +69,8 @@ except ValueError as error:                       # raised on every process when
 gathered = {name: value.get_full_data() for name, value in [
     ("r", r), ("column_sums", column_sums), ("row_means", row_means),
     ("every_other", every_other), ("rows", rows), ("picked", picked),
-    ("by_object", by_object), ("q", q), ("backwards", backwards), ("back", back)]}
+    ("by_object", by_object), ("q", q), ("backwards", backwards), ("back", back),
+    ("u", u), ("u_rows", u_rows)]}
 expected = 3 * a + 1
 checks = [
     np.array_equal(full, expected), np.allclose(gathered["r"], np.sqrt(expected)),
@@ -82,6 +92,10 @@ checks += [
     np.array_equal(own.data, expected[[comm.rank % 6]]),
     np.array_equal(gathered["q"], expected),
     np.array_equal(gathered["back"], expected),
+    np.array_equal(gathered["u"], 3 * a + 1 - expected),
+    tile_total == (3 * a + 1 - expected).sum(),
+    np.array_equal(gathered["u_rows"], (3 * a + 1 - expected)[1:5]),
+    u.distribution_strategy == tiles, np.array_equal(halo.local, t.data),
     np.array_equal(local_rows, a[obj.distributor.local_slice()]),
     f.shape == (comm.size * (comm.size + 1) // 2, 4),
     (disagreement is not None) == (comm.size > 1),

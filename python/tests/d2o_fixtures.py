@@ -4,15 +4,58 @@
 numpy and errors agreed across processes (not a test module: no tests)."""
 import numpy as np
 
+import adlib
 import adlib.d2o as d2o
 from adlib._d2o_distribution import equal_rows, fftw_rows
 from mpi_check import comm, everywhere
 
 P = comm.size
 STRATEGIES = ["equal", "fftw", "not", "freeform"]
-#: d2o's strategies, and 'equal' rows seen through obj[::-1] (the processes
-#: in reverse rank order).
-SPLITS = STRATEGIES + ["reversed"]
+#: adlib layouts as strategies (arrays of 1 to 3 dimensions), see layout_of:
+#: one that gives each element one owner, one that replicates elements
+#: along a grid axis (from 2 processes on).
+LAYOUTS = ["layout", "replicating-layout"]
+#: What creation takes: d2o's strategies and adlib layouts.
+STRATEGIES_AND_LAYOUTS = STRATEGIES + LAYOUTS
+#: d2o's strategies, 'equal' rows seen through obj[::-1] (the processes in
+#: reverse rank order) and adlib layouts.
+SPLITS = STRATEGIES + ["reversed"] + LAYOUTS
+
+# Layouts by (kind, shape): grids are collective to make, so made once.
+_layouts = {}
+
+
+def layout_of(shape, kind="layout"):
+    """An adlib Layout for `shape` (1-3 dimensions).  'layout': 1-D
+    block-cyclic over all processes but the last (which holds nothing);
+    2-D block (with ghosts) x cyclic over a 2-D grid; 3-D block x collapsed
+    x block-cyclic over a 2-D grid.  'replicating-layout': the first
+    dimension block-cyclic over the first axis of a 2-D grid, the others
+    collapsed, so each element is held along the second axis (2 processes
+    at P = 2 and 4)."""
+    shape = tuple(shape)
+    if not 1 <= len(shape) <= 3:
+        raise ValueError("adlib layouts hold arrays of 1 to 3 dimensions, not %s" % (shape,))
+    found = _layouts.get((kind, shape))
+    if found is not None:
+        return found
+    rows = {1: 1, 2: 1, 3: 3, 4: 2}.get(P, P)  # a 2-D grid: 1x1, 1x2, 3x1, 2x2
+    grid_shape = [rows, P // rows]
+    if kind == "replicating-layout":
+        grid = adlib.ProcessGrid(comm, grid_shape)
+        specs = [adlib.block_cyclic(shape[0], 2)] + [adlib.collapsed(n) for n in shape[1:]]
+    elif len(shape) == 1:
+        grid = adlib.ProcessGrid(comm, [max(1, P - 1)])
+        specs = [adlib.block_cyclic(shape[0], 2)]
+    elif len(shape) == 2:
+        grid = adlib.ProcessGrid(comm, grid_shape)
+        specs = [adlib.block(shape[0]).ghosts(1), adlib.cyclic(shape[1])]
+    else:
+        grid = adlib.ProcessGrid(comm, grid_shape)
+        specs = [adlib.block(shape[0]), adlib.collapsed(shape[1]),
+                 adlib.block_cyclic(shape[2], 2)]
+    found = _layouts[(kind, shape)] = d2o.Layout(grid, specs)
+    return found
 
 
 def global_array(shape, dtype, seed=0):
@@ -38,10 +81,12 @@ def freeform_rows(n):
 
 
 def make(a, split):
-    """A distributed_data_object holding `a`, split by `split` (a strategy
-    or 'reversed')."""
+    """A distributed_data_object holding `a`, split by `split` (a strategy,
+    'reversed' or a kind of layout, see layout_of)."""
     if split == "reversed":
         return d2o.distributed_data_object(a[::-1].copy(), distribution_strategy="equal")[::-1]
+    if split in LAYOUTS:
+        return d2o.distributed_data_object(a, distribution_strategy=layout_of(a.shape, split))
     if split == "freeform":
         rows = freeform_rows(a.shape[0])
         start = sum(rows[:comm.rank])
@@ -79,6 +124,15 @@ def raises_on_every_rank(kind, action, fragment=""):
     except kind as error:
         message = str(error)
     return everywhere(message is not None and fragment in message)
+
+
+def local_block(a, obj):
+    """What obj's block should hold of `a`, its global array: its rows, or
+    for a layout the elements at its global indices."""
+    dist = obj.distributor
+    if dist.is_layout:
+        return a[np.ix_(*dist.global_indices)]
+    return a[dist.start:dist.stop]
 
 
 def expected_rows(strategy, n):

@@ -15,8 +15,9 @@ import pytest
 
 import adlib.d2o as d2o
 from adlib._d2o_distribution import equal_rows, fftw_rows
-from d2o_fixtures import (P, STRATEGIES, expected_rows, global_array, make,
-                          raises_on_every_rank, same)
+from d2o_fixtures import (LAYOUTS, P, STRATEGIES, STRATEGIES_AND_LAYOUTS, expected_rows,
+                          global_array, layout_of, local_block, make, raises_on_every_rank,
+                          same)
 from mpi_check import comm, everywhere
 
 SHAPES = [(7,), (5, 3), (1,), (0, 4), (4, 0), (9, 2, 3), (2, 3, 2, 2)]
@@ -31,18 +32,24 @@ def test_the_strategies_split_rows_as_d2o_and_fftw_do():
     assert set(d2o.STRATEGIES["all"]) == set(STRATEGIES)
 
 
-@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("strategy", STRATEGIES_AND_LAYOUTS)
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_creation_local_blocks_and_full_data(strategy, dtype):
     ok = True
     for shape in SHAPES:
+        if strategy in LAYOUTS and len(shape) > 3:
+            continue  # adlib arrays have 1 to 3 dimensions
         a = global_array(shape, dtype)
         obj = make(a, strategy)
-        rows = expected_rows(strategy, shape[0])
-        start = 0 if strategy == "not" else sum(rows[:comm.rank])
         ok &= obj.shape == shape and obj.dtype == np.dtype(dtype)
-        ok &= obj.distribution_strategy == strategy
-        ok &= np.array_equal(obj.data, a[start:start + rows[comm.rank]])
+        if strategy in LAYOUTS:
+            ok &= obj.distribution_strategy == layout_of(shape, strategy)
+            ok &= np.array_equal(obj.data, local_block(a, obj))
+        else:
+            rows = expected_rows(strategy, shape[0])
+            start = 0 if strategy == "not" else sum(rows[:comm.rank])
+            ok &= obj.distribution_strategy == strategy
+            ok &= np.array_equal(obj.data, a[start:start + rows[comm.rank]])
         ok &= same(obj.get_full_data(), a)
         at_last = obj.get_full_data(target_rank=P - 1)
         ok &= same(at_last, a) if comm.rank == P - 1 else at_last is None
@@ -75,18 +82,21 @@ def test_operators_between_strategies_numpy_and_scalars(dtype):
     if np.dtype(dtype).kind != "c":
         operations += [("//", np.floor_divide), ("%", np.remainder), ("<", np.less),
                        (">=", np.greater_equal)]
-    for left, right in itertools.product(STRATEGIES, STRATEGIES):
+    for left, right in itertools.product(STRATEGIES_AND_LAYOUTS, STRATEGIES_AND_LAYOUTS):
         x, y = make(a, left), make(b, right)
         for name, ufunc in operations:
             result = ufunc(x, y)
             good = (isinstance(result, d2o.distributed_data_object) and
-                    result.distribution_strategy == left and
+                    result.distribution_strategy == x.distribution_strategy and
                     same(result.get_full_data(), ufunc(a, b)))
             if not good:
                 failures.append((left, right, name))
             ok &= good
-    x = make(a, "equal")
-    ok &= same((x + 1).get_full_data(), a + 1) and same((2 * x).get_full_data(), 2 * a)
+    for split in ["equal", "layout"]:
+        x = make(a, split)
+        ok &= same((x + 1).get_full_data(), a + 1) and same((2 * x).get_full_data(), 2 * a)
+        ok &= same((x * a).get_full_data(), a * a) and same((a[0] - x).get_full_data(), a[0] - a)
+        ok &= same((x - a[:, :1]).get_full_data(), a - a[:, :1])  # broadcasts along axis 1
     ok &= same((b - x).get_full_data(), b - a)  # numpy on the left: still distributed
     ok &= isinstance(b - x, d2o.distributed_data_object)
     ok &= same((x / 2).get_full_data(), a / 2) and same((-x).get_full_data(), -a)
@@ -97,7 +107,7 @@ def test_operators_between_strategies_numpy_and_scalars(dtype):
     assert everywhere(ok), failures
 
 
-@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("strategy", STRATEGIES_AND_LAYOUTS)
 def test_in_place_operators_keep_the_object_and_its_memory(strategy):
     a, b = global_array((9, 2), np.float64, 3), global_array((9, 2), np.float64, 4)
     x = make(a, strategy)
@@ -130,7 +140,7 @@ def test_ufuncs_act_on_the_blocks():
 REDUCTIONS = ["sum", "prod", "amin", "amax", "min", "max", "all", "any", "mean", "var", "std"]
 
 
-@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("strategy", STRATEGIES_AND_LAYOUTS)
 @pytest.mark.parametrize("dtype", [np.float64, np.int64, np.complex128, np.bool_])
 def test_reductions_with_and_without_an_axis(strategy, dtype):
     failures = []
@@ -159,7 +169,7 @@ def test_reductions_with_and_without_an_axis(strategy, dtype):
     assert everywhere(not failures), failures
 
 
-@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("strategy", STRATEGIES_AND_LAYOUTS)
 def test_reductions_of_empty_arrays(strategy):
     x = make(np.zeros((0, 3)), strategy)
     ok = x.sum() == 0 and x.prod() == 1 and bool(x.all()) and not x.any()
@@ -172,12 +182,12 @@ def test_reductions_of_empty_arrays(strategy):
     assert everywhere(ok)
 
 
-@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("strategy", STRATEGIES_AND_LAYOUTS)
 def test_copies_local_data_and_full_data(strategy):
     a = global_array((8, 2), np.float64, 10)
     x = make(a, strategy)
     ok = True
-    for target in ["equal", "fftw", "not"]:
+    for target in ["equal", "fftw", "not", layout_of(a.shape), layout_of(a.shape, LAYOUTS[1])]:
         y = x.copy(distribution_strategy=target)
         ok &= y.distribution_strategy == target and same(y.get_full_data(), a)
     c = x.copy(dtype=np.complex128)
@@ -238,7 +248,7 @@ KEYS = [
 ]
 
 
-@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("strategy", STRATEGIES_AND_LAYOUTS)
 @pytest.mark.parametrize("dtype", [np.float64, np.int32])
 def test_getitem_with_integers_slices_and_ellipsis(strategy, dtype):
     a = global_array((8, 3), dtype, 11)
@@ -247,7 +257,7 @@ def test_getitem_with_integers_slices_and_ellipsis(strategy, dtype):
     for key in KEYS:
         got, want = x[key], a[key]
         if isinstance(got, d2o.distributed_data_object):
-            if x.distribution_strategy != "not" and isinstance(key[0], slice):
+            if strategy not in ["not"] + LAYOUTS and isinstance(key[0], slice):
                 # the processes keep their own rows: no communication
                 if not np.shares_memory(got.data, x.data) and got.data.size:
                     failures.append((key, "copied"))
@@ -257,7 +267,7 @@ def test_getitem_with_integers_slices_and_ellipsis(strategy, dtype):
     assert everywhere(not failures), failures
 
 
-@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("strategy", STRATEGIES_AND_LAYOUTS)
 def test_setitem_with_scalars_arrays_and_objects(strategy):
     a = global_array((9, 4), np.float64, 12)
     failures = []
@@ -294,7 +304,7 @@ def test_bad_keys_raise_index_errors_on_every_process():
         assert raises_on_every_rank(IndexError, lambda: x[key], ""), key
 
 
-@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("strategy", STRATEGIES_AND_LAYOUTS)
 def test_boolean_masks_select_and_assign_in_c_order(strategy):
     a = global_array((7, 3), np.float64, 13)
     failures = []

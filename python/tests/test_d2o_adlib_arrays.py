@@ -8,7 +8,7 @@ import pytest
 import adlib
 import adlib.d2o as d2o
 from adlib import _d2o_distribution
-from d2o_fixtures import P, STRATEGIES, global_array, make, raises_on_every_rank, same
+from d2o_fixtures import P, STRATEGIES_AND_LAYOUTS, global_array, make, raises_on_every_rank, same
 from mpi_check import comm, everywhere
 
 
@@ -26,7 +26,7 @@ def layouts():
     ]
 
 
-@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("strategy", STRATEGIES_AND_LAYOUTS)
 @pytest.mark.parametrize("dtype", [np.float64, np.int64, np.complex128])
 def test_to_and_from_adlib_arrays_of_any_layout(strategy, dtype):
     a = global_array((10, 7), dtype, 40)
