@@ -109,20 +109,23 @@ class LayoutDistribution:
         of a shape that broadcasts to it (numpy's rule, trailing axes
         aligned): the elements at this process's global indices along the
         axes it has in full, extent-1 axes (of a longer global axis) kept
-        for numpy to broadcast; anything else unchanged."""
+        for numpy to broadcast.  Any other shape raises ValueError, the
+        same on every process (the tiles' shapes differ, so numpy would
+        broadcast on some and not on others)."""
         values = _np.asarray(values)
-        if values.ndim == 0 or values.ndim > len(self.global_shape):
+        if values.ndim == 0:
             return values
         offset = len(self.global_shape) - values.ndim
         picks = []
         for axis, extent in enumerate(values.shape):
-            whole = self.global_shape[axis + offset]
+            whole = self.global_shape[axis + offset] if axis + offset >= 0 else None
             if extent == whole:
                 picks.append(self.global_indices[axis + offset])
-            elif extent == 1:
+            elif extent == 1 and whole is not None:
                 picks.append(_np.zeros(1, _np.intp))
             else:
-                return values  # does not broadcast: numpy says so
+                raise ValueError("d2o: an operand of shape %s does not broadcast to an "
+                                 "array of shape %s" % (values.shape, self.global_shape))
         return values[_np.ix_(*picks)]
 
     def adlib_layout(self):

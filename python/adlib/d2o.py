@@ -94,16 +94,6 @@ class distributed_data_object(_Indexing, _Reductions):  # noqa: N801  (d2o's nam
     # __array_ufunc__ below rather than converting it.
     __array_priority__ = 1000.0
 
-    def __new__(cls, global_data=None, global_shape=None, dtype=None, local_data=None,
-                local_shape=None, distribution_strategy=None, *args, **kwargs):
-        """Objects of an adlib Layout are of a subclass (_d2o_layout_object)
-        that runs what d2o defines by rows on an 'equal' copy."""
-        if distribution_strategy is None and isinstance(global_data, distributed_data_object):
-            distribution_strategy = global_data.distribution_strategy
-        if isinstance(distribution_strategy, Layout):
-            cls = _LayoutObject
-        return object.__new__(cls)
-
     def __init__(self, global_data=None, global_shape=None, dtype=None, local_data=None,
                  local_shape=None, distribution_strategy=None, hermitian=False, alias=None,
                  path=None, comm=None, copy=True, *args, **kwargs):
@@ -130,6 +120,11 @@ class distributed_data_object(_Indexing, _Reductions):  # noqa: N801  (d2o's nam
             data = source[1]
         else:
             self.distributor = _distribution(strategy, shape, comm)
+            if self.distributor.is_layout:
+                # Objects of an adlib Layout are of the subclass that runs
+                # what d2o defines by rows on an 'equal' copy (set here, not
+                # in a __new__ that every creation would pay for).
+                self.__class__ = _LayoutObject
             data = self._local_part(source, kind, copy)
         self.dtype = kind
         self.hermitian = bool(hermitian)

@@ -128,6 +128,10 @@ def test_bad_layouts_raise_on_every_process():
         "Layout")
     assert raises_on_every_rank(
         adlib.Error, lambda: d2o.Layout(grid, [adlib.block_cyclic(6, 2).ghosts(1)]), "ghost")
+    tiles = d2o.distributed_data_object(global_array((5, 4), np.float64, 67),
+                                        distribution_strategy=layout_of((5, 4)))
+    for operand in [np.ones(3), np.ones((2, 4)), np.ones((2, 5, 4))]:
+        assert raises_on_every_rank(ValueError, lambda: tiles + operand, "broadcast")
     if P > 1:
         last = comm.rank == P - 1
         differing = d2o.Layout(grid, [adlib.cyclic(6) if last else adlib.block(6)])
