@@ -16,8 +16,10 @@ cost of that Remap (and of a second one back for assignments).  Results of
 this object's shape come back in its layout; others keep the copy's split
 ('equal' rows), as they would for an 'equal' object."""
 import functools as _functools
+import numbers as _numbers
 
 import numpy as _np
+from mpi4py import MPI as _MPI
 
 from . import empty as _adlib_empty
 from ._d2o_common import is_object as _is_object
@@ -62,6 +64,80 @@ class LayoutObject(distributed_data_object):
             return super().var(axis=axis)
         return self._in_rows().var(axis=axis)
 
+    # -- single elements: the process holding one, without a copy ------------------
+
+    def __getitem__(self, key):
+        element = self._element_key(key)
+        if element is None:
+            return self._by_rows_getitem(key)
+        return self._get_element(element)
+
+    def get_data(self, key, local_keys=False, **kwargs):
+        element = None if local_keys else self._element_key(key)
+        if element is None:
+            return self._by_rows_get_data(key, local_keys=local_keys, **kwargs)
+        self._agree_on_key("get_data", key)
+        return self._get_element(element)
+
+    def __setitem__(self, key, value):
+        element = self._element_key(key)
+        if element is None or _is_object(value):
+            self._by_rows_setitem(key, value)
+        else:
+            self._set_element(element, value)
+
+    def set_data(self, data, to_key, from_key=None, local_keys=False, hermitian=False,
+                 copy=True, **kwargs):
+        element = None if local_keys or from_key is not None else self._element_key(to_key)
+        if element is None or _is_object(data):
+            self._by_rows_set_data(data, to_key, from_key=from_key, local_keys=local_keys,
+                                   hermitian=hermitian, copy=copy, **kwargs)
+            return
+        self._agree_on_key("set_data", to_key)
+        self._set_element(element, data)
+        self.hermitian = bool(hermitian)
+
+    def _element_key(self, key):
+        """For a key of one integer per dimension, this process's position of
+        that element in .data, or () where it holds none (IndexError, the
+        same everywhere, out of range); None for any other key."""
+        entries = key if isinstance(key, tuple) else (key,)
+        if len(entries) != self.ndim or not all(
+                isinstance(k, _numbers.Integral) and not isinstance(k, bool) for k in entries):
+            return None
+        position = []
+        for axis, (index, extent) in enumerate(zip(entries, self.shape)):
+            if not -extent <= index < extent:
+                raise IndexError("index %d is out of bounds for axis %d with size %d"
+                                 % (index, axis, extent))
+            found = _np.flatnonzero(self.distributor.global_indices[axis] == index % extent)
+            if not found.size:
+                return ()
+            position.append(int(found[0]))
+        return tuple(position)
+
+    def _get_element(self, position):
+        """The element at `position` (see _element_key) on every process:
+        the lowest rank holding it broadcasts it (an allreduce finds it)."""
+        comm = self.comm
+        if comm.size == 1:
+            return self.data[position]
+        holder = comm.allreduce(comm.rank if position else comm.size, op=_MPI.MIN)
+        return comm.bcast(self.data[position] if comm.rank == holder else None, root=holder)
+
+    def _set_element(self, position, value):
+        """Every process holding the element writes it: no messages."""
+        value = _np.asarray(value)
+        if value.ndim and value.size != 1:
+            raise ValueError("d2o: could not assign an array of shape %s to one element"
+                             % (value.shape,))
+        # Converted on every process, so that a value numpy refuses raises
+        # everywhere, not only where the element is.
+        element = _np.empty((), self.dtype)
+        element[()] = value.reshape(())
+        if position:
+            self.data[position] = element
+
     def to_adlib(self, grid=None, specs=None):
         """As distributed_data_object.to_adlib; without arguments, an adlib
         array of this object's own layout, ghosts included (left unset for
@@ -103,9 +179,14 @@ def _through_rows(name, assigns=False):
     return run
 
 
-#: What d2o defines by rows, and whether it assigns.
+# Indexing by rows, where a key is more than one element.
+LayoutObject._by_rows_getitem = _through_rows("__getitem__")
+LayoutObject._by_rows_get_data = _through_rows("get_data")
+LayoutObject._by_rows_setitem = _through_rows("__setitem__", assigns=True)
+LayoutObject._by_rows_set_data = _through_rows("set_data", assigns=True)
+
+#: What else d2o defines by rows, and whether it assigns.
 _ROW_METHODS = {
-    "__getitem__": False, "get_data": False, "__setitem__": True, "set_data": True,
     "argmin": False, "argmax": False, "argmin_nonflat": False, "argmax_nonflat": False,
     "nanmin": False, "nanmax": False, "median": False, "cumsum": False, "flatten": False,
     "vdot": False, "bincount": False, "unique": False, "where": False, "__iter__": False,

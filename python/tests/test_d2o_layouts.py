@@ -84,6 +84,27 @@ def test_row_defined_methods_run_on_an_equal_copy_and_come_back():
     assert everywhere(ok)
 
 
+@pytest.mark.parametrize("kind", ["layout", "replicating-layout"])
+def test_single_elements_come_from_their_holder_without_a_copy(kind):
+    a = global_array((7, 5), np.float64, 68)
+    x = d2o.distributed_data_object(a, distribution_strategy=layout_of(a.shape, kind))
+    planned = len(_d2o_distribution._remaps)
+    got = [x[i, j] for i, j in [(0, 0), (6, 4), (-1, -5), (3, 2)]] + [x.get_data((2, -1))]
+    x[3, 2] = 100.0  # every process holding it writes it (several, when replicated)
+    x.set_data(np.float64(-5.0), (-1, 0))
+    ok = len(_d2o_distribution._remaps) == planned  # no 'equal' copy was made
+    ok &= got == [a[0, 0], a[6, 4], a[-1, -5], a[3, 2], a[2, -1]]
+    want = a.copy()
+    want[3, 2], want[-1, 0] = 100.0, -5.0
+    ok &= same(x, want)
+    assert everywhere(ok)
+    assert raises_on_every_rank(IndexError, lambda: x[7, 0], "out of bounds")
+    assert raises_on_every_rank(IndexError, lambda: x[0, -6], "out of bounds")
+    # A value numpy cannot convert raises on every process, not only on holders.
+    assert raises_on_every_rank(ValueError, lambda: x.__setitem__((0, 0), "a"), "convert")
+    assert raises_on_every_rank(ValueError, lambda: x.__setitem__((0, 0), np.ones(2)), "element")
+
+
 def test_to_adlib_gives_the_layout_with_ghosts_for_write_halo():
     n, m = 8, 6
     a = global_array((n, m), np.float64, 64)
