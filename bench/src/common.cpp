@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "common.hpp"
+#include "peers.hpp"
 
 #include "bench_commit.hpp"  // ADLIB_BENCH_ADLIB_COMMIT, generated at build time
 
@@ -22,6 +23,8 @@ namespace bench {
 namespace {
 
 MPI_Comm harness_comm = MPI_COMM_NULL;
+// What finish_harness() runs before MPI_Finalize (see at_finish).
+std::vector<std::function<void()>> finishers;
 int my_rank = 0, comm_size = 1;
 
 // Probe buffers, allocated and touched once so that a probe measures the
@@ -196,6 +199,19 @@ int size() {
   return comm_size;
 }
 
+void at_finish(std::function<void()> finish) {
+  finishers.push_back(std::move(finish));
+}
+
+void announce_missing_peer(const std::string& peer, const std::string& packages) {
+  if (my_rank != 0) return;
+  std::printf(
+      "# peer %s: not built, its lines are skipped (install %s, or run "
+      "ADLIB_BENCH_PEERS=1 scripts/bench)\n",
+      peer.c_str(), packages.c_str());
+  std::fflush(stdout);
+}
+
 void init_harness() {
   MPI_Comm_dup(MPI_COMM_WORLD, &harness_comm);
   MPI_Comm_rank(harness_comm, &my_rank);
@@ -205,6 +221,9 @@ void init_harness() {
 }
 
 void finish_harness() {
+  // The peers' finalizers first (PetscFinalize, Tpetra::finalize), newest first.
+  for (auto finish = finishers.rbegin(); finish != finishers.rend(); ++finish) (*finish)();
+  finishers.clear();
   if (harness_comm != MPI_COMM_NULL) MPI_Comm_free(&harness_comm);
   harness_comm = MPI_COMM_NULL;
 }
@@ -338,7 +357,8 @@ void write_meta() {
        << ",\"mpi\":" << quoted(mpi_library()) << ",\"mpi_standard\":" << quoted(mpi_standard())
        << ",\"benchmark\":" << quoted(ADLIB_BENCH_GBENCH_VERSION)
        << ",\"compiler\":" << quoted(__VERSION__)
-       << ",\"build_type\":" << quoted(ADLIB_BENCH_BUILD_TYPE) << "}"
+       << ",\"build_type\":" << quoted(ADLIB_BENCH_BUILD_TYPE)
+       << ",\"peers\":" << quoted(ADLIB_BENCH_PEERS_BUILT) << "}"
        << ",\"single_copy\":" << quoted(single_copy)
        << ",\"min_rep_s\":" << quoted(env_or("ANCHORS_MIN_REP_S", "0.2"))
        << ",\"run\":" << run_number() << ",\"time\":" << quoted(utc_now()) << "}";

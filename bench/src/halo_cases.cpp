@@ -28,6 +28,7 @@
 #include <adlib/adlib.hpp>
 #include "common.hpp"
 #include "halo_geometry.hpp"
+#include "halo_reference.hpp"
 
 namespace bench {
 
@@ -164,31 +165,6 @@ void poison_for_phase(const Geometry& g, const std::vector<Neighbour>& plan, dou
         poison(a + b.offset + i * g.stride[0] + j * g.stride[1],
                static_cast<std::size_t>(b.extent[2]));
   }
-}
-
-// Compares every local cell with the serial reference: owned cells hold
-// double(g); a ghost holds double(g) if `ghosts_filled` and it lies inside
-// the domain and in the stencil (star: ghost in exactly one dimension),
-// else it is still poisoned.
-void check_array(const std::string& name, const std::string& impl, const std::string& phase,
-                 const Geometry& g, Stencil stencil, const double* a, bool ghosts_filled) {
-  for (Index i = 0; i < g.ext[0]; ++i)
-    for (Index j = 0; j < g.ext[1]; ++j)
-      for (Index k = 0; k < g.ext[2]; ++k) {
-        const Index l[3] = {i, j, k};
-        int ghost_dims = 0;
-        bool inside = true;
-        for (int d = 0; d < 3; ++d) {
-          ghost_dims += !g.owned(d, l[d]);
-          const Index x = g.global(d, l[d]);
-          inside = inside && x >= 0 && x < (g.halo[d] ? g.n : 1);
-        }
-        const bool filled = ghost_dims == 0 || (ghosts_filled && inside &&
-                                                (stencil == Stencil::kBox || ghost_dims == 1));
-        const double expected = filled ? static_cast<double>(g.global_linear(i, j, k)) : kPoison;
-        const auto at = static_cast<std::size_t>(g.offset(i, j, k));
-        if (a[at] != expected) verification_failed(name, impl, phase, at, a[at], expected);
-      }
 }
 
 // ---- one case ---------------------------------------------------------------------------

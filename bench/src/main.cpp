@@ -24,6 +24,7 @@
 
 #include <adlib/adlib.hpp>
 #include "common.hpp"
+#include "peers.hpp"
 
 namespace {
 
@@ -88,8 +89,30 @@ int main(int argc, char** argv) {
       bench::register_plan_cases();
       bench::register_transfer_cases();
       bench::register_reduction_dim_cases();
+      // The peers' lines of a case come after adlib's and the baselines'
+      // (the same names: a filter selects both).
+#ifdef ADLIB_BENCH_HAVE_PETSC
+      bench::register_petsc_cases();
+#endif
+#ifdef ADLIB_BENCH_HAVE_TPETRA
+      bench::register_tpetra_cases();
+#endif
+#ifdef ADLIB_BENCH_HAVE_SCALAPACK
+      bench::register_scalapack_cases();
+#endif
       if (!listing) {
         bench::write_meta();
+#ifndef ADLIB_BENCH_HAVE_PETSC
+        bench::announce_missing_peer("petsc", "libpetsc-real-dev");
+#endif
+#ifndef ADLIB_BENCH_HAVE_TPETRA
+        bench::announce_missing_peer("tpetra",
+                                     "libtrilinos-tpetra-dev libtrilinos-teuchos-dev "
+                                     "libtrilinos-kokkos-kernels-dev");
+#endif
+#ifndef ADLIB_BENCH_HAVE_SCALAPACK
+        bench::announce_missing_peer("scalapack", "libscalapack-openmpi-dev");
+#endif
         bench::print_table_header();
       }
       NullBuffer null_buffer;

@@ -70,6 +70,7 @@ class LayoutObject(distributed_data_object):
         element = self._element_key(key)
         if element is None:
             return self._by_rows_getitem(key)
+        self._agree_on_key("get_data", key)  # in checked mode
         return self._get_element(element)
 
     def get_data(self, key, local_keys=False, **kwargs):
@@ -84,6 +85,7 @@ class LayoutObject(distributed_data_object):
         if element is None or _is_object(value):
             self._by_rows_setitem(key, value)
         else:
+            self._agree_on_key("set_data", key)  # in checked mode
             self._set_element(element, value)
 
     def set_data(self, data, to_key, from_key=None, local_keys=False, hermitian=False,
