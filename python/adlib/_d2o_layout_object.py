@@ -107,11 +107,14 @@ class LayoutObject(distributed_data_object):
         if len(entries) != self.ndim or not all(
                 isinstance(k, _numbers.Integral) and not isinstance(k, bool) for k in entries):
             return None
-        position = []
+        # Every range is checked before any lookup: a process that holds no
+        # element of the first axis's index must still raise for the second.
         for axis, (index, extent) in enumerate(zip(entries, self.shape)):
             if not -extent <= index < extent:
                 raise IndexError("index %d is out of bounds for axis %d with size %d"
                                  % (index, axis, extent))
+        position = []
+        for axis, (index, extent) in enumerate(zip(entries, self.shape)):
             found = _np.flatnonzero(self.distributor.global_indices[axis] == index % extent)
             if not found.size:
                 return ()
