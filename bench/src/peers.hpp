@@ -24,7 +24,7 @@ void register_scalapack_cases();
 void announce_missing_peer(const std::string& peer, const std::string& packages);
 
 // Runs `finish` in finish_harness(), before MPI_Finalize (PetscFinalize,
-// Tpetra::finalize), in reverse order of registration.
+// Cblacs_exit), in reverse order of registration.
 void at_finish(std::function<void()> finish);
 
 }  // namespace bench
