@@ -221,12 +221,12 @@ DepthHalo<T, MemorySpace>::DepthHalo(const UnstructuredLayout& layout, const Con
                       agreed_configuration(config)},
                      kOperation);
 
+  // The owned ids are the front of the layout's list: registered in place.
   const auto& ids = layout.ids();
-  const auto halo_begin = ids.begin() + layout.owned_count();
-  const Directory owners(comm, std::vector<std::int64_t>(ids.begin(), halo_begin),
-                         Holding::one_to_one, kOperation);
-  const std::vector<IdLocation> located =
-      owners.locate(std::vector<std::int64_t>(halo_begin, ids.end()));
+  const auto owned = static_cast<std::size_t>(layout.owned_count());
+  const Directory owners(comm, ids.data(), owned, Holding::one_to_one, kOperation);
+  const std::vector<IdLocation> located = owners.locate(
+      std::vector<std::int64_t>(ids.begin() + static_cast<std::ptrdiff_t>(owned), ids.end()));
   // Agreed inside the first depth's negotiation (no extra reduction).
   std::string unowned = unowned_halo_error(layout, located);
 

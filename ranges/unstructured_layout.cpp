@@ -2,6 +2,7 @@
 #include <adlib/ranges/unstructured_layout.hpp>
 
 #include <adlib/runtime/detail/hash.hpp>
+#include <adlib/runtime/detail/huge_pages.hpp>
 #include <adlib/runtime/directory.hpp>
 #include <adlib/runtime/error.hpp>
 
@@ -17,6 +18,17 @@ UnstructuredLayout::UnstructuredLayout(const Comm& comm, std::vector<std::int64_
 UnstructuredLayout::UnstructuredLayout(std::vector<std::int64_t> owned,
                                        const std::vector<std::vector<std::int64_t>>& halo,
                                        Index column) {
+  std::size_t entries = owned.size();
+  for (const auto& depth : halo) entries += depth.size();
+  if (owned.capacity() < entries) {
+    // The halo does not fit behind the owned ids: one copy into room for
+    // all, in huge pages where it is large (a first write per 4 KiB page
+    // costs more than the copy).
+    std::vector<std::int64_t> all;
+    detail::reserve_huge(all, entries);
+    all.insert(all.end(), owned.begin(), owned.end());
+    owned = std::move(all);
+  }
   auto state = std::make_shared<State>(State{std::nullopt, std::move(owned), {}, column, {}});
   state->depth_end.push_back(static_cast<Index>(state->ids.size()));
   for (const auto& depth : halo) {

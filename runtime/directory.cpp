@@ -4,9 +4,13 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <array>
+#include <limits>
 #include <numeric>
+#include <type_traits>
 #include <unordered_map>
 
+#include <adlib/runtime/detail/huge_pages.hpp>
 #include <adlib/runtime/error.hpp>
 #include <adlib/runtime/sparse_exchange.hpp>
 
@@ -15,14 +19,66 @@ namespace adlib {
 namespace {
 
 // Ids per directory interval: ceil(bound / P), at least 1.
-std::int64_t interval_length(std::int64_t bound, int ranks) {
+std::int64_t interval_length_of(std::int64_t bound, int ranks) {
   return std::max<std::int64_t>(1, (bound + ranks - 1) / ranks);
 }
+
+// The interval of an id, id / length, by a multiplication where a double
+// holds the ids exactly: a division costs 20-40 cycles, most of the
+// arithmetic of a registration.  Intervals number fewer than 2^31 (one per
+// rank), so the product is off by at most one, corrected here.
+class IntervalOf {
+ public:
+  explicit IntervalOf(std::int64_t length)
+      : length_(length), inverse_(1.0 / static_cast<double>(length)) {}
+  std::int64_t operator()(std::int64_t id) const {
+    if (id >= kExact) return id / length_;
+    auto k = static_cast<std::int64_t>(static_cast<double>(id) * inverse_);
+    if (k * length_ > id)
+      --k;
+    else if ((k + 1) * length_ <= id)
+      ++k;
+    return k;
+  }
+
+ private:
+  static constexpr std::int64_t kExact = std::int64_t(1) << 52;
+  std::int64_t length_;
+  double inverse_;
+};
+
+// The slot of each destination rank met, numbered in order of first
+// meeting: a direct-mapped cache of recent ranks in front of a hash map, so
+// that ids spread over a few ranks (or in runs of one) never reach the map,
+// and nothing is of size P.
+class DestinationSlots {
+ public:
+  std::size_t slot(int rank) {
+    Cached& cached = cache_[static_cast<std::size_t>(rank) % kCacheSize];
+    if (cached.rank == rank) return cached.slot;
+    const auto [it, fresh] = slot_of_.emplace(rank, ranks_.size());
+    if (fresh) ranks_.push_back(rank);
+    cached = {rank, it->second};
+    return it->second;
+  }
+  /// The ranks met, by slot.
+  const std::vector<int>& ranks() const { return ranks_; }
+
+ private:
+  static constexpr std::size_t kCacheSize = 64;
+  struct Cached {
+    int rank = -1;
+    std::size_t slot = 0;
+  };
+  std::array<Cached, kCacheSize> cache_{};
+  std::unordered_map<int, std::size_t> slot_of_;
+  std::vector<int> ranks_;
+};
 
 // The positions of `ids` grouped by destination rank (stable within a rank),
 // as one message skeleton per destination: the ranks in ascending order and,
 // for each, the positions of the ids that go there.  A counting sort over
-// the ranks named (a hash map of them: nothing of size P), O(n).
+// the ranks named, O(n).
 struct Grouped {
   std::vector<int> ranks;          ///< ascending
   std::vector<std::size_t> begin;  ///< first slot of ranks[k] in `order`, plus an end
@@ -31,28 +87,16 @@ struct Grouped {
 
 template <class RankOf>
 Grouped group_by_rank(std::size_t count, RankOf rank_of) {
-  std::unordered_map<int, std::size_t> group_of;
-  std::vector<int> ranks;
+  DestinationSlots destinations;
   std::vector<std::size_t> counts;
-  int last = -1;
-  std::size_t last_group = 0;
-  // Runs of one rank (sorted lists, a rank's interval) skip the lookup.
-  const auto group = [&](int r) {
-    if (r != last) {
-      const auto [it, fresh] = group_of.emplace(r, ranks.size());
-      if (fresh) {
-        ranks.push_back(r);
-        counts.push_back(0);
-      }
-      last = r;
-      last_group = it->second;
-    }
-    return last_group;
-  };
   for (std::size_t i = 0; i < count; ++i) {
     const int r = rank_of(i);
-    if (r >= 0) ++counts[group(r)];
+    if (r < 0) continue;
+    const std::size_t slot = destinations.slot(r);
+    if (slot == counts.size()) counts.push_back(0);
+    ++counts[slot];
   }
+  const std::vector<int>& ranks = destinations.ranks();
   std::vector<std::size_t> ascending(ranks.size());
   std::iota(ascending.begin(), ascending.end(), std::size_t(0));
   std::sort(ascending.begin(), ascending.end(),
@@ -68,10 +112,9 @@ Grouped group_by_rank(std::size_t count, RankOf rank_of) {
   }
   g.begin.push_back(total);
   g.order.resize(total);
-  last = -1;
   for (std::size_t i = 0; i < count; ++i) {
     const int r = rank_of(i);
-    if (r >= 0) g.order[next[group(r)]++] = i;
+    if (r >= 0) g.order[next[destinations.slot(r)]++] = i;
   }
   return g;
 }
@@ -114,11 +157,15 @@ std::string distinct_ids_error(const std::vector<std::int64_t>& ids, const char*
 
 Directory::Directory(const Comm& comm, const std::vector<std::int64_t>& ids, Holding holding,
                      const char* operation)
+    : Directory(comm, ids.data(), ids.size(), holding, operation) {}
+
+Directory::Directory(const Comm& comm, const std::int64_t* ids, std::size_t count, Holding holding,
+                     const char* operation)
     : comm_(comm), holding_(holding), operation_(operation) {
   // Negative ids here; an id repeated on one rank is found where the
-  // directory sorts its entries anyway (below), not by sorting every list.
+  // directory stores its entries anyway (below), not by sorting every list.
   std::string error;
-  for (std::size_t i = 0; i < ids.size() && error.empty(); ++i)
+  for (std::size_t i = 0; i < count && error.empty(); ++i)
     if (ids[i] < 0)
       error = "the ids registered hold the negative id " + std::to_string(ids[i]) +
               " at position " + std::to_string(i);
@@ -126,58 +173,136 @@ Directory::Directory(const Comm& comm, const std::vector<std::int64_t>& ids, Hol
     error =
         "holding is " + std::to_string(static_cast<int>(holding)) + ", not one of adlib::Holding's";
 
-  // The bound and the verdict in one reduction; the agreement that gives
-  // every rank the same message runs only when some rank failed.
-  std::int64_t mine[2] = {0, error.empty() ? 0 : 1}, all[2];
-  for (const std::int64_t id : ids) mine[0] = std::max(mine[0], id + 1);
-  ADLIB_MPI(MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_MAX, comm.get()), operation);
+  // The bound, the verdict and the longest list in one reduction; the
+  // agreement that gives every rank the same message runs only when some
+  // rank failed.
+  std::int64_t mine[3] = {0, error.empty() ? 0 : 1, static_cast<std::int64_t>(count)}, all[3];
+  for (std::size_t i = 0; i < count; ++i) mine[0] = std::max(mine[0], ids[i] + 1);
+  ADLIB_MPI(MPI_Allreduce(mine, all, 3, MPI_INT64_T, MPI_MAX, comm.get()), operation);
   if (all[1] != 0) agree_on_errors(comm, error, 0, operation);
   id_bound_ = all[0];
 
-  // Each id, with its position, to the rank of its interval.
-  const Grouped groups =
-      group_by_rank(ids.size(), [&](std::size_t i) { return directory_rank(ids[i]); });
-  std::vector<SparseMessage<std::int64_t>> outgoing(groups.ranks.size());
-  for (std::size_t k = 0; k < groups.ranks.size(); ++k) {
-    outgoing[k].peer = groups.ranks[k];
-    outgoing[k].values.reserve(2 * (groups.begin[k + 1] - groups.begin[k]));
-    for (std::size_t s = groups.begin[k]; s < groups.begin[k + 1]; ++s) {
-      outgoing[k].values.push_back(ids[groups.order[s]]);
-      outgoing[k].values.push_back(static_cast<std::int64_t>(groups.order[s]));
-    }
+  // Each id travels as its offset in its interval and its position: two
+  // 32-bit words where every rank's offsets and positions fit (half the
+  // bytes, and half the memory to touch), else two 64-bit ones.
+  constexpr std::int64_t kWord32 = std::int64_t(1) << 32;
+  const bool narrow = interval_length() < kWord32 && all[2] < kWord32;
+  const std::string twice =
+      narrow ? register_ids<std::uint32_t>(ids, count) : register_ids<std::int64_t>(ids, count);
+  agree_on_errors(comm, twice, 0, operation);
+}
+
+std::int64_t Directory::interval_length() const {
+  return interval_length_of(id_bound_, comm_.size());
+}
+
+template <class Word>
+std::string Directory::register_ids(const std::int64_t* ids, std::size_t count) {
+  const std::int64_t length = interval_length();
+  const IntervalOf interval_of(length);
+  // Two passes over the ids, counting then filling one message per
+  // interval's rank, in ascending rank (no list of positions in between).
+  DestinationSlots destinations;
+  std::vector<std::size_t> counts;
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::size_t slot = destinations.slot(static_cast<int>(interval_of(ids[i])));
+    if (slot == counts.size()) counts.push_back(0);
+    ++counts[slot];
   }
-  const auto received = exchange_sparse(comm, outgoing, operation, nullptr, std::string(),
-                                        static_cast<std::uint64_t>(holding) + 1);
-  // Sorted by (id, rank).  Dense ids (the common case: a mesh numbered
-  // 0 .. N-1): a counting sort over this rank's interval, stable, senders in
-  // ascending rank.  Otherwise each sender's message is sorted on its own
-  // (often it already is) and the senders' runs merged, O(n log senders).
+  const std::vector<int>& ranks = destinations.ranks();
+  std::vector<std::size_t> ascending(ranks.size());
+  std::iota(ascending.begin(), ascending.end(), std::size_t(0));
+  std::sort(ascending.begin(), ascending.end(),
+            [&](std::size_t a, std::size_t b) { return ranks[a] < ranks[b]; });
+  std::vector<SparseMessage<Word>> outgoing(ranks.size());
+  std::vector<std::size_t> message_of(ranks.size());
+  for (std::size_t m = 0; m < ascending.size(); ++m) {
+    message_of[ascending[m]] = m;
+    outgoing[m].peer = ranks[ascending[m]];
+    detail::reserve_huge(outgoing[m].values, 2 * counts[ascending[m]]);
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::int64_t interval = interval_of(ids[i]);
+    std::vector<Word>& values =
+        outgoing[message_of[destinations.slot(static_cast<int>(interval))]].values;
+    values.push_back(static_cast<Word>(ids[i] - interval * length));
+    values.push_back(static_cast<Word>(i));
+  }
+  const auto received = exchange_sparse(comm_, outgoing, operation_, nullptr, std::string(),
+                                        static_cast<std::uint64_t>(holding_) + 1);
+  return keep_entries(received);
+}
+
+template <class Word>
+std::string Directory::keep_entries(const std::vector<SparseMessage<Word>>& received) {
+  std::size_t count = 0;
+  for (const auto& m : received) count += m.values.size() / 2;
+  const std::int64_t length = interval_length();
+  const std::int64_t first = static_cast<std::int64_t>(comm_.rank()) * length;
+
+  // Dense and one-to-one: each id straight into its slot, a conflict found
+  // as it lands (the messages come in ascending rank, so the first holder
+  // of an id is its lowest).  The smallest conflicting id is reported, as
+  // the sorted form does.
+  if (std::is_same<Word, std::uint32_t>::value && holding_ == Holding::one_to_one && count > 0 &&
+      dense(length, count)) {
+    detail::reserve_huge(slots_, static_cast<std::size_t>(length));
+    slots_.resize(static_cast<std::size_t>(length));
+    slot_entries_ = count;
+    std::int64_t conflict = std::numeric_limits<std::int64_t>::max();
+    std::string twice;
+    for (const auto& m : received) {
+      const auto holder = static_cast<std::uint32_t>(m.peer) + 1;
+      for (std::size_t k = 0; k + 1 < m.values.size(); k += 2) {
+        Slot& slot = slots_[static_cast<std::size_t>(m.values[k])];
+        if (slot.holder_plus_one == 0) {
+          slot = {holder, static_cast<std::uint32_t>(m.values[k + 1])};
+          continue;
+        }
+        const std::int64_t id = first + static_cast<std::int64_t>(m.values[k]);
+        if (id >= conflict) continue;
+        conflict = id;
+        const int earlier = static_cast<int>(slot.holder_plus_one) - 1;
+        twice = earlier == m.peer
+                    ? "rank " + std::to_string(m.peer) + " lists the id " + std::to_string(id) +
+                          " twice (ids must be distinct on each rank)"
+                    : "the id " + std::to_string(id) + " is held by rank " +
+                          std::to_string(earlier) + " and by rank " + std::to_string(m.peer) +
+                          " (a one-to-one directory: each id on one rank)";
+      }
+    }
+    return twice;
+  }
+
+  // Sorted by (id, rank).  Dense ids: a counting sort over this rank's
+  // interval, stable, senders in ascending rank.  Otherwise each sender's
+  // message is sorted on its own (often it already is) and the senders' runs
+  // merged, O(n log senders).
   const auto by_id_then_rank = [](const Entry& a, const Entry& b) {
     return a.id != b.id ? a.id < b.id : a.rank < b.rank;
   };
-  std::size_t count = 0;
-  for (const auto& m : received) count += m.values.size() / 2;
-  const std::int64_t length = interval_length(id_bound_, comm.size());
-  const std::int64_t first = static_cast<std::int64_t>(comm.rank()) * length;
   const bool counting = count > 0 && count < (std::size_t(1) << 32) && dense(length, count);
   if (counting) {
     std::vector<std::uint32_t> start(static_cast<std::size_t>(length) + 1, 0);
     for (const auto& m : received)
       for (std::size_t k = 0; k < m.values.size(); k += 2)
-        ++start[static_cast<std::size_t>(m.values[k] - first) + 1];
+        ++start[static_cast<std::size_t>(m.values[k]) + 1];
     for (std::size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
+    detail::reserve_huge(entries_, count);
     entries_.resize(count);
     for (const auto& m : received)
       for (std::size_t k = 0; k + 1 < m.values.size(); k += 2)
-        entries_[start[static_cast<std::size_t>(m.values[k] - first)]++] = {
-            m.values[k], m.values[k + 1], m.peer};
+        entries_[start[static_cast<std::size_t>(m.values[k])]++] = {
+            first + static_cast<std::int64_t>(m.values[k]),
+            static_cast<std::int64_t>(m.values[k + 1]), m.peer};
   } else {
-    entries_.reserve(count);
+    detail::reserve_huge(entries_, count);
     std::vector<std::size_t> run_begin;
     for (const auto& m : received) {
       run_begin.push_back(entries_.size());
       for (std::size_t k = 0; k + 1 < m.values.size(); k += 2)
-        entries_.push_back({m.values[k], m.values[k + 1], m.peer});
+        entries_.push_back({first + static_cast<std::int64_t>(m.values[k]),
+                            static_cast<std::int64_t>(m.values[k + 1]), m.peer});
       const auto run = entries_.begin() + static_cast<std::ptrdiff_t>(run_begin.back());
       if (!std::is_sorted(run, entries_.end(), by_id_then_rank))
         std::sort(run, entries_.end(), by_id_then_rank);
@@ -201,17 +326,17 @@ Directory::Directory(const Comm& comm, const std::vector<std::int64_t>& ids, Hol
     if (a.rank == b.rank)
       twice = "rank " + std::to_string(a.rank) + " lists the id " + std::to_string(a.id) +
               " twice (ids must be distinct on each rank)";
-    else if (holding == Holding::one_to_one)
+    else if (holding_ == Holding::one_to_one)
       twice = "the id " + std::to_string(a.id) + " is held by rank " + std::to_string(a.rank) +
               " and by rank " + std::to_string(b.rank) +
               " (a one-to-one directory: each id on one rank)";
   }
-  agree_on_errors(comm, twice, 0, operation);
+  return twice;
 }
 
 int Directory::directory_rank(std::int64_t id) const {
   if (id < 0 || id >= id_bound_) return -1;
-  return static_cast<int>(id / interval_length(id_bound_, comm_.size()));
+  return static_cast<int>(id / interval_length());
 }
 
 std::vector<IdLocation> Directory::locate(const std::vector<std::int64_t>& ids) const {
@@ -234,11 +359,18 @@ std::vector<IdLocation> Directory::locate(const std::vector<std::int64_t>& ids) 
                                      static_cast<std::uint64_t>(holding_) + 1);
 
   // Each question answered with (rank, position) in the order asked.
+  const std::int64_t first = static_cast<std::int64_t>(comm_.rank()) * interval_length();
   std::vector<SparseMessage<std::int64_t>> answers(asked.size());
   for (std::size_t k = 0; k < asked.size(); ++k) {
     answers[k].peer = asked[k].peer;
     answers[k].values.reserve(2 * asked[k].values.size());
     for (const std::int64_t id : asked[k].values) {
+      if (!slots_.empty()) {
+        const Slot& slot = slots_[static_cast<std::size_t>(id - first)];
+        answers[k].values.push_back(static_cast<std::int64_t>(slot.holder_plus_one) - 1);
+        answers[k].values.push_back(slot.position);
+        continue;
+      }
       const auto it = std::lower_bound(entries_.begin(), entries_.end(), id,
                                        [](const Entry& e, std::int64_t v) { return e.id < v; });
       const bool found = it != entries_.end() && it->id == id;

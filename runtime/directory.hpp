@@ -36,6 +36,9 @@
 
 namespace adlib {
 
+template <class T>
+struct SparseMessage;  // runtime/sparse_exchange.hpp
+
 /// May an id be held by several ranks?
 enum class Holding {
   one_to_one,  ///< every id is held by at most one rank
@@ -62,6 +65,10 @@ class Directory {
   /// every rank (named after `operation`).
   Directory(const Comm& comm, const std::vector<std::int64_t>& ids,
             Holding holding = Holding::one_to_one, const char* operation = "Directory");
+  /// The same for the `count` ids at `ids` (a part of a longer list, such as
+  /// the owned ids at the front of an UnstructuredLayout's, without a copy).
+  Directory(const Comm& comm, const std::int64_t* ids, std::size_t count,
+            Holding holding = Holding::one_to_one, const char* operation = "Directory");
 
   /// Collective: where each of `ids` lives, in the order asked (any ids,
   /// repeats allowed; ids that no rank registered come back with rank -1,
@@ -73,7 +80,7 @@ class Directory {
   /// The rank whose interval holds the entry of `id`.
   int directory_rank(std::int64_t id) const;
   /// Entries this rank keeps for its interval (a test and diagnosis aid).
-  std::size_t entries() const { return entries_.size(); }
+  std::size_t entries() const { return slots_.empty() ? entries_.size() : slot_entries_; }
   /// The communicator.
   const Comm& comm() const { return comm_; }
   /// As constructed.
@@ -88,11 +95,31 @@ class Directory {
   };
 
  private:
+  /// One id of the interval in the dense form: its holder plus one (0: no
+  /// rank registered it) and its position there.
+  struct Slot {
+    std::uint32_t holder_plus_one = 0;
+    std::uint32_t position = 0;
+  };
+
+  template <class Word>
+  std::string register_ids(const std::int64_t* ids, std::size_t count);
+  template <class Word>
+  std::string keep_entries(const std::vector<SparseMessage<Word>>& received);
+  std::int64_t interval_length() const;
+
   Comm comm_;
   Holding holding_;
   const char* operation_;
   std::int64_t id_bound_ = 0;
-  std::vector<Entry> entries_;  ///< this rank's interval, sorted by (id, rank)
+  /// This rank's interval, in one of two forms.  Dense (a one-to-one
+  /// directory whose interval is about as long as the entries it keeps, and
+  /// positions below 2^32: a mesh numbered 0 .. N-1): slots_, indexed by id
+  /// minus the interval's first, 8 bytes per id and no sort.  Otherwise
+  /// entries_, sorted by (id, rank).
+  std::vector<Entry> entries_;
+  std::vector<Slot> slots_;
+  std::size_t slot_entries_ = 0;  ///< ids registered in slots_
 };
 
 /// Empty when every id is non-negative and no id repeats, else the reason

@@ -39,6 +39,7 @@
 
 #include <adlib/runtime/comm.hpp>
 #include <adlib/runtime/detail/hash.hpp>
+#include <adlib/runtime/detail/huge_pages.hpp>
 
 namespace adlib {
 
@@ -145,8 +146,12 @@ std::vector<SparseMessage<T>> exchange_sparse(const Comm& comm,
   struct Inbox final : detail::SparseInbox {
     std::vector<SparseMessage<T>> received;
     void* receive_into(int peer, std::size_t bytes) override {
-      received.push_back({peer, std::vector<T>(bytes / sizeof(T))});
-      return received.back().values.data();
+      received.push_back({peer, {}});
+      std::vector<T>& values = received.back().values;
+      // Untouched until MPI writes it: huge pages where it is large.
+      detail::reserve_huge(values, bytes / sizeof(T));
+      values.resize(bytes / sizeof(T));
+      return values.data();
     }
   } inbox;
   const SparseExchangeStatistics costs = detail::exchange_sparse_bytes(

@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
+#include <cstddef>
+#include <cstdint>
 #include <random>
 #include <vector>
 
+#include <adlib/runtime/detail/huge_pages.hpp>
 #include <adlib/runtime/detail/pack.hpp>
 #include <adlib/runtime/error.hpp>
 #include <adlib/runtime/tag_allocator.hpp>
@@ -169,6 +172,33 @@ TEST(Pack, SharedSourceWalkMatchesSeparateCopies) {
     space.fence();
     for (int k = 0; k < copies; ++k) ASSERT_EQ(together[k], separate[k]) << shape.to_string();
   }
+}
+
+// The advice changes how memory is backed, never what it holds: vectors
+// reserved through it, below and above the advice threshold and at
+// unaligned starts, keep every value written; a vector with room keeps its
+// memory; null and tiny ranges are accepted.
+TEST(HugePages, AdvisedMemoryHoldsWhatIsWritten) {
+  adlib::detail::advise_huge_pages(nullptr, std::size_t(64) << 20);
+  adlib::detail::advise_huge_pages(&adlib::detail::kHugePageAdviceBytes, 1);
+  const std::size_t big = adlib::detail::kHugePageAdviceBytes / sizeof(std::int64_t);
+  for (const std::size_t count : {std::size_t(0), std::size_t(1), big - 1, 3 * big + 5}) {
+    std::vector<std::int64_t> v;
+    adlib::detail::reserve_huge(v, count);
+    EXPECT_GE(v.capacity(), count);
+    for (std::size_t k = 0; k < count; ++k) v.push_back(static_cast<std::int64_t>(k * 7 + 1));
+    for (std::size_t k = 0; k < count; ++k)
+      ASSERT_EQ(v[k], static_cast<std::int64_t>(k * 7 + 1)) << "count " << count << " at " << k;
+    const std::int64_t* before = v.data();
+    adlib::detail::reserve_huge(v, count / 2);  // room already: nothing moves
+    EXPECT_EQ(v.data(), before);
+  }
+  // An unaligned interior range of a large buffer.
+  std::vector<char> bytes(3 * adlib::detail::kHugePageAdviceBytes);
+  adlib::detail::advise_huge_pages(bytes.data() + 12345, bytes.size() - 20000);
+  for (std::size_t k = 0; k < bytes.size(); k += 4093) bytes[k] = static_cast<char>(k % 127);
+  for (std::size_t k = 0; k < bytes.size(); k += 4093)
+    ASSERT_EQ(bytes[k], static_cast<char>(k % 127));
 }
 
 TEST(StridedBlock, NormalizeKeepsElementSequence) {
