@@ -171,19 +171,40 @@ Configuration Configuration::parse_recording_errors(
 }
 
 namespace {
-const char* environment_variable(const char* name) {
-  return std::getenv(name);
+// An environment variable, else the tuning file's value, else nullptr (the
+// default).
+std::function<const char*(const char*)> environment_over(const TuningFile& file) {
+  return [&file](const char* name) -> const char* {
+    const char* set = std::getenv(name);
+    if (set != nullptr && *set != '\0') return set;
+    return file.value(name);
+  };
 }
 }  // namespace
 
 Configuration Configuration::from_environment() {
-  return parse(environment_variable);
+  const TuningFile file = TuningFile::read(TuningFile::default_path());
+  if (!file.error().empty()) throw Error(file.error(), -1, "Configuration");
+  return parse(environment_over(file));
+}
+
+const TuningFile& Configuration::tuning_file() {
+  static const TuningFile file = TuningFile::read(TuningFile::default_path());
+  return file;
 }
 
 const Configuration& Configuration::environment() {
   // A function-local static: initialised once, thread-safely.  It cannot
   // throw: the schedules report a rejected value collectively.
-  static const Configuration configuration = parse_recording_errors(environment_variable);
+  static const Configuration configuration = [] {
+    const TuningFile& file = tuning_file();
+    if (!file.error().empty()) {
+      Configuration defaults;
+      defaults.error = file.error();
+      return defaults;
+    }
+    return parse_recording_errors(environment_over(file));
+  }();
   return configuration;
 }
 

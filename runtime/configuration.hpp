@@ -25,6 +25,9 @@
 ///   ADLIB_RANKS_PER_NODE=<count>        0: the machine's nodes; k: nodes of k ranks (simulated)
 ///   ADLIB_COLLECTIVE_PIECE_BYTES=<bytes> reduction schedules' message pieces; 0: whole
 /// @endverbatim
+/// Beneath the variables, a tuning file that scripts/tune writes for the
+/// machine (runtime/tuning_file.hpp) may set the four *_BYTES thresholds;
+/// a variable that is set wins.
 /// A boolean is one of 1, 0, true, false, on, off, yes, no (any letter case);
 /// an empty value counts as unset.  Anything else is an adlib::Error that
 /// names the variable, the value and the accepted values.
@@ -40,6 +43,7 @@
 #include <string>
 
 #include <adlib/runtime/collective_algorithm.hpp>
+#include <adlib/runtime/tuning_file.hpp>
 
 namespace adlib {
 
@@ -94,14 +98,19 @@ struct Configuration {
 
   /// The configuration of the environment, read and parsed on the first call
   /// and kept for the life of the program (later changes to the environment
-  /// are not seen).  The default of every schedule's constructor.  Never
-  /// throws: a value it does not accept is kept in `error`, and the first
-  /// schedule built with it throws that message on every rank.
+  /// are not seen).  Where a variable is unset, the machine's tuning file
+  /// (tuning_file(), written by scripts/tune) may give the value instead.  The default of every
+  /// schedule's constructor.  Never throws: a value it does not accept is kept in `error`, and the
+  /// first schedule built with it throws that message on every rank.
   static const Configuration& environment();
 
-  /// Parses the environment now (for programs and tests that change it);
-  /// throws adlib::Error for a value it does not accept.
+  /// Parses the environment (and the tuning file) now, for programs and
+  /// tests that change them; throws adlib::Error for a value it does not
+  /// accept.
   static Configuration from_environment();
+  /// The tuning file environment() read beneath the environment (see
+  /// runtime/tuning_file.hpp): read once, on the first call of either.
+  static const TuningFile& tuning_file();
   /// Parses the variables that `lookup` returns (nullptr: unset); throws
   /// adlib::Error for a value it does not accept.
   static Configuration parse(const std::function<const char*(const char* name)>& lookup);

@@ -9,6 +9,7 @@
 
 #include <benchmark/benchmark.h>
 #include <Kokkos_Core.hpp>
+#include <adlib/runtime/configuration.hpp>
 #include <adlib/version.hpp>
 #include <cmath>
 #include <cstdio>
@@ -361,6 +362,8 @@ void write_meta() {
        << ",\"peers\":" << quoted(ADLIB_BENCH_PEERS_BUILT) << "}"
        << ",\"single_copy\":" << quoted(single_copy)
        << ",\"min_rep_s\":" << quoted(env_or("ANCHORS_MIN_REP_S", "0.2"))
+       << ",\"configuration\":" << quoted(adlib::Configuration::environment().describe())
+       << ",\"tuning_file\":" << quoted(adlib::Configuration::tuning_file().describe())
        << ",\"run\":" << run_number() << ",\"time\":" << quoted(utc_now()) << "}";
   append_jsonl(json.str());
   std::printf(
@@ -370,6 +373,10 @@ void write_meta() {
       ADLIB_BENCH_ADLIB_COMMIT, kokkos_version().c_str(), Kokkos::DefaultExecutionSpace::name(),
       adlib::kokkos_execution_spaces(), Kokkos::DefaultExecutionSpace().concurrency(),
       mpi_library().c_str());
+  // The thresholds in force, and where they came from (scripts/tune).
+  std::printf("# adlib configuration: %s; tuning file: %s\n",
+              adlib::Configuration::environment().describe().c_str(),
+              adlib::Configuration::tuning_file().describe().c_str());
   std::fflush(stdout);
 }
 

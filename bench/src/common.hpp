@@ -219,5 +219,8 @@ void register_irregular_cases();
 void register_reduction_cases();
 void register_plan_cases();
 void register_transfer_cases();
+// scripts/tune: measures the thresholds and writes the tuning file `path`
+// (tune.cpp); 0 on success.
+int run_tuning(const std::string& path);
 
 }  // namespace bench

@@ -15,6 +15,9 @@
 // --adlib_transport_check: exchange 1 MiB between ranks 0 and 1 and exit 0;
 // scripts/bench uses it to find out whether Open MPI's single-copy transport
 // (CMA) works in this container before a long run.
+//
+// --adlib_tune=FILE: scripts/tune's measurement: times the thresholds that
+// depend on the machine and writes them to the tuning file FILE (tune.cpp).
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -49,6 +52,15 @@ bool has_flag(int argc, char** argv, const char* prefix) {
   return false;
 }
 
+// The text after `prefix` of the first argument that starts with it, or
+// nullptr.
+const char* flag_value(int argc, char** argv, const char* prefix) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], prefix, std::strlen(prefix)) == 0)
+      return argv[i] + std::strlen(prefix);
+  return nullptr;
+}
+
 int transport_check() {
   if (bench::size() < 2) return 0;
   const int n = 1 << 17;  // 1 MiB: large enough for the single-copy path
@@ -68,6 +80,8 @@ int main(int argc, char** argv) {
   int status = 0;
   if (has_flag(argc, argv, "--adlib_transport_check")) {
     status = transport_check();
+  } else if (const char* path = flag_value(argc, argv, "--adlib_tune=")) {
+    status = bench::run_tuning(path);
   } else {
     // Before Initialize, which removes the flags it knows from argv.
     const bool listing = has_flag(argc, argv, "--benchmark_list_tests");

@@ -58,6 +58,25 @@ int main(int argc, char** argv) {
     if (comm.rank() == 0) std::printf("%s\n", e.message().c_str());
   }
 
+  // The machine's tuning file (written by scripts/tune) gives measured
+  // thresholds beneath the environment; tests run without one (none).
+  if (comm.rank() == 0)
+    std::printf("tuning file: %s\n", adlib::Configuration::tuning_file().describe().c_str());
+  // A tuning file read explicitly, as environment() reads its own: the
+  // file's values where no variable is set.
+  const std::string path = "/tmp/adlib_configuration_example_" + std::to_string(comm.rank());
+  std::FILE* written = std::fopen(path.c_str(), "w");
+  ok &= written != nullptr;
+  if (written) {
+    std::fputs("# measured by scripts/tune\nADLIB_DATATYPE_MIN_BYTES=4096\n", written);
+    std::fclose(written);
+  }
+  const adlib::TuningFile tuning = adlib::TuningFile::read(path);
+  const adlib::Configuration tuned = adlib::Configuration::parse(
+      [&](const char* name) -> const char* { return tuning.value(name); });
+  ok &= tuning.error().empty() && tuned.datatype_min_bytes == 4096;
+  std::remove(path.c_str());
+
   // The ghosts hold their global indices (the exchange above worked).
   auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u.local_view());
   const Index last = static_cast<Index>(v.extent(0)) - 1;

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// scripts/tune's measurement (adlib_bench --adlib_tune=FILE): the choices
+// adlib makes by a threshold that the CPU and the MPI library move, timed
+// on this machine, and the thresholds written to the tuning file that
+// Configuration::environment() reads (runtime/tuning_file.hpp).
+//
+// Measured today: ADLIB_DATATYPE_MIN_BYTES, the message size from which
+// the automatic transfer rule sends scattered short rows (rows under a
+// cache line, a page or more apart: the column halo of a wide row-major
+// array) as an MPI datatype rather than packing them.  Ranks r and r^1
+// exchange one such column, rewritten before each exchange (as XFER-COL
+// does), packed and as a datatype, for columns of 128 to 16384 doubles at
+// three pitches; the threshold is the smallest size from which the
+// datatype is at least as fast at every larger size and every pitch.
+// Where it never is, the threshold is 2^40 bytes: always pack.
+//
+// The prefetch distance of the index-list loops is not measured: 8 to 64
+// elements measured alike on both CPUs tried (runtime/detail/
+// index_list_kernels.hpp), so it stays a constant.
+#include <mpi.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <adlib/adlib.hpp>
+#include "common.hpp"
+
+namespace bench {
+
+namespace {
+
+using Index = std::int64_t;
+
+constexpr int kTuneTag = 7500;
+// Above every measured size: the datatype never wins automatically.
+constexpr std::int64_t kNeverBytes = std::int64_t(1) << 40;
+
+// One exchange of a column of n doubles, pitch_bytes apart, with rank r^1,
+// by `method`: the median time per exchange (us, MAX over ranks).  The
+// received column is checked once after the timing.
+double column_exchange_us(Index n, Index pitch_bytes, adlib::TransferMethod method) {
+  const int me = rank(), partner = me ^ 1;
+  const Index width = pitch_bytes / Index(sizeof(double));
+  std::vector<double> a(static_cast<std::size_t>(n * width), 0.0);
+  adlib::BlockMessSchedule<Kokkos::HostSpace> s{adlib::Comm(comm())};
+  s.send(partner, adlib::StridedBlock::make(width - 2, {n}, {width}));
+  s.recv(partner, adlib::StridedBlock::make(width - 1, {n}, {width}));
+  s.build();
+  s.set_transfer({method, 0});
+  s.prepare<double>();
+  double* column = a.data() + (width - 2);
+  const Measurement m = time_op([&] {
+    for (Index i = 0; i < n; ++i) column[i * width] = 1e7 * me + static_cast<double>(i);
+    s.execute(a.data(), a.size(), a.data(), a.size());
+  });
+  for (Index i = 0; i < n; ++i)
+    if (a[static_cast<std::size_t>(i * width + width - 1)] !=
+        1e7 * partner + static_cast<double>(i)) {
+      std::fprintf(stderr, "adlib_bench --adlib_tune: wrong value received (n %lld, pitch %lld)\n",
+                   static_cast<long long>(n), static_cast<long long>(pitch_bytes));
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+  return m.median_us;
+}
+
+std::string utc_time() {
+  char text[32] = {};
+  const std::time_t now = std::time(nullptr);
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return text;
+}
+
+}  // namespace
+
+int run_tuning(const std::string& path) {
+  if (size() != 2) {
+    if (rank() == 0) std::fprintf(stderr, "adlib_bench --adlib_tune: run it on 2 ranks\n");
+    return 1;
+  }
+  // Pitches a page or more apart, none a multiple of 2 KiB (those always
+  // pack: transfer_policy.cpp).
+  const std::vector<Index> pitches = {4160, 8208, 32784};
+  const std::vector<Index> counts = {128, 256, 512, 1024, 2048, 4096, 8192, 16384};
+  std::string table;
+  // wins[p][c]: the datatype at least as fast as packing.
+  std::vector<std::vector<bool>> wins(pitches.size(), std::vector<bool>(counts.size()));
+  for (std::size_t p = 0; p < pitches.size(); ++p)
+    for (std::size_t c = 0; c < counts.size(); ++c) {
+      const double packed = column_exchange_us(counts[c], pitches[p], adlib::TransferMethod::pack);
+      const double typed =
+          column_exchange_us(counts[c], pitches[p], adlib::TransferMethod::datatype);
+      wins[p][c] = typed <= packed;
+      char row[160];
+      std::snprintf(
+          row, sizeof row, "#   pitch %6lld B, %6lld doubles: pack %9.2f us, datatype %9.2f us\n",
+          static_cast<long long>(pitches[p]), static_cast<long long>(counts[c]), packed, typed);
+      table += row;
+      if (rank() == 0) std::fputs(row + 4, stdout), std::fflush(stdout);
+    }
+  // The smallest count from which the datatype wins at every larger count
+  // and every pitch.
+  std::int64_t threshold = kNeverBytes;
+  for (std::size_t c = counts.size(); c-- > 0;) {
+    bool all = true;
+    for (std::size_t p = 0; p < pitches.size(); ++p) all = all && wins[p][c];
+    if (!all) break;
+    threshold = counts[c] * static_cast<std::int64_t>(sizeof(double));
+  }
+  if (rank() == 0) {
+    std::ofstream out(path);
+    out << "# adlib tuning file, written by scripts/tune (adlib_bench --adlib_tune) on "
+        << utc_time() << "\n# for this machine: its CPU, memory and MPI library (runtime/"
+        << "tuning_file.hpp; environment variables override it)\n"
+        << "# column exchanges with rank r^1, packed or as an MPI datatype (median of 5):\n"
+        << table << "# the smallest size from which the datatype is as fast at every larger "
+        << "size and pitch (2^40: never):\nADLIB_DATATYPE_MIN_BYTES=" << threshold << "\n";
+    if (!out) {
+      std::fprintf(stderr, "adlib_bench --adlib_tune: cannot write %s\n", path.c_str());
+      return 1;
+    }
+    std::printf("ADLIB_DATATYPE_MIN_BYTES=%lld written to %s\n", static_cast<long long>(threshold),
+                path.c_str());
+  }
+  return 0;
+}
+
+}  // namespace bench
