@@ -11,7 +11,7 @@ over the runs, then min-max), and for every other impl its time and the
 ratio adlib / impl in each run, so that "in every run" can be read off.
 The baseline of a case is its first mpi-* impl (bench/README.md names them),
 the floor its "floor" line, peers the petsc-*, tpetra-* and scalapack-*
-lines.  Set-up lines go to a second table (adlib:setup against every other
+lines; a "-fresh" line is compared with adlib-fresh.  Set-up lines go to a second table (adlib:setup against every other
 :setup line).  A run's cell is marked "~" where its probes are more than
 PROBE_TOLERANCE off the median probes of all cells of that case (the host
 changed mode under it: bench/README.md), "!" where cpu_share < 0.9.
@@ -82,8 +82,14 @@ def tables(runs, kind):
         for impl, lines in impls.items():
             if impl == adlib_name or impl.startswith("adlib"):
                 continue
+            # A "-fresh" line (data rewritten before each operation) is
+            # compared with adlib-fresh where the case has it.
+            mine = adlib
+            if impl.endswith("-fresh") and "adlib-fresh" in impls:
+                mine = impls["adlib-fresh"]
+                impl = impl + " (vs adlib-fresh)"
             ratios = []
-            for a, other in zip(adlib, lines):
+            for a, other in zip(mine, lines):
                 if a and other and other["median_us"] > 0:
                     ratios.append(f"{a['median_us'] / other['median_us']:.2f}{mark(a, probes)}{mark(other, probes)}")
             other_times = [l["median_us"] for l in lines if l]
@@ -109,7 +115,11 @@ def plot(rows, path):
     except ImportError:
         print("bench/performance_table.py: no matplotlib (python3-matplotlib), no plot", file=sys.stderr)
         return
+    # Cases with something to compare against; a log scale, since peers
+    # reach from a thousandth to twice adlib's time.
+    rows = [row for row in rows if any(cell[2] for cell in row[4])]
     fig, ax = plt.subplots(figsize=(10, 4.5))
+    ax.set_yscale("log")
     names = []
     for x, (case, _, _, _, cells) in enumerate(rows):
         names.append(case)
@@ -126,7 +136,7 @@ def plot(rows, path):
     ax.axhline(1.0, color="grey", linewidth=0.8)
     ax.set_xticks(range(len(names)))
     ax.set_xticklabels(names, rotation=30, ha="right", fontsize=8)
-    ax.set_ylabel("adlib time / other time (per run)")
+    ax.set_ylabel("adlib time / other time (per run, log)")
     ax.set_title("adlib against the hand-written baseline and the fastest peer (below 1: adlib faster)")
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -138,7 +148,10 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     path = sys.argv[1]
-    runs = read_runs(path)
+    # Meta lines without op or set-up lines after them (the Python cases'
+    # own) start no run of this table.
+    runs = [run for run in read_runs(path)
+            if any(line.get("kind") in ("op", "setup") and "case" in line for line in run["lines"])]
     if not runs:
         print(f"bench/performance_table.py: no runs in {path}", file=sys.stderr)
         return 1
