@@ -156,6 +156,8 @@ Configuration Configuration::parse(const std::function<const char*(const char*)>
     c.ranks_per_node = parse_count_setting("ADLIB_RANKS_PER_NODE", v);
   if (value("ADLIB_COLLECTIVE_PIECE_BYTES", v))
     c.collective_piece_bytes = parse_bytes_setting("ADLIB_COLLECTIVE_PIECE_BYTES", v);
+  if (value("ADLIB_MERGE_INDEX_WALKS", v))
+    c.merge_index_walks = parse_bool_setting("ADLIB_MERGE_INDEX_WALKS", v);
   return c;
 }
 
@@ -222,6 +224,7 @@ std::uint64_t Configuration::fingerprint() const {
   h = detail::hash_mix(h, static_cast<std::uint64_t>(reduction_split_bytes));
   h = detail::hash_mix(h, static_cast<std::uint64_t>(ranks_per_node));
   h = detail::hash_mix(h, static_cast<std::uint64_t>(collective_piece_bytes));
+  h = detail::hash_mix(h, merge_index_walks);
   return h;
 }
 
@@ -235,7 +238,8 @@ std::string Configuration::describe() const {
          " reduction_long_bytes=" + std::to_string(reduction_long_bytes) +
          " reduction_split_bytes=" + std::to_string(reduction_split_bytes) +
          " ranks_per_node=" + std::to_string(ranks_per_node) +
-         " collective_piece_bytes=" + std::to_string(collective_piece_bytes);
+         " collective_piece_bytes=" + std::to_string(collective_piece_bytes) +
+         " merge_index_walks=" + (merge_index_walks ? "1" : "0");
 }
 
 bool Configuration::operator==(const Configuration& o) const {
@@ -244,7 +248,8 @@ bool Configuration::operator==(const Configuration& o) const {
          force_staging == o.force_staging && reduction == o.reduction && broadcast == o.broadcast &&
          reduction_long_bytes == o.reduction_long_bytes &&
          reduction_split_bytes == o.reduction_split_bytes && ranks_per_node == o.ranks_per_node &&
-         collective_piece_bytes == o.collective_piece_bytes && error == o.error;
+         collective_piece_bytes == o.collective_piece_bytes && error == o.error &&
+         merge_index_walks == o.merge_index_walks;
 }
 
 }  // namespace adlib

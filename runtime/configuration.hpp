@@ -24,9 +24,11 @@
 ///   ADLIB_REDUCTION_SPLIT_BYTES=<bytes> from here it splits the vector below 4 members
 ///   ADLIB_RANKS_PER_NODE=<count>        0: the machine's nodes; k: nodes of k ranks (simulated)
 ///   ADLIB_COLLECTIVE_PIECE_BYTES=<bytes> reduction schedules' message pieces; 0: whole
+///   ADLIB_MERGE_INDEX_WALKS=<bool>      index-list packs and unpacks share one walk
 /// @endverbatim
 /// Beneath the variables, a tuning file that scripts/tune writes for the
-/// machine (runtime/tuning_file.hpp) may set the four *_BYTES thresholds;
+/// machine (runtime/tuning_file.hpp) may set the *_BYTES thresholds and
+/// ADLIB_MERGE_INDEX_WALKS;
 /// a variable that is set wins.
 /// A boolean is one of 1, 0, true, false, on, off, yes, no (any letter case);
 /// an empty value counts as unset.  Anything else is an adlib::Error that
@@ -88,6 +90,15 @@ struct Configuration {
   /// back from memory (0: whole messages).  Both ends cut alike, so every
   /// rank must hold the same value.
   std::int64_t collective_piece_bytes = 256 * 1024;
+  /// ADLIB_MERGE_INDEX_WALKS: where a schedule packs several index-list
+  /// messages from one array (and copies some of it locally), or unpacks
+  /// several into one, the lists share one walk over the array, so that
+  /// each cache line is read once (schedules/detail/message_route.hpp).
+  /// Whether that beats one loop per list depends on the CPU: on the 2-core
+  /// AMD EPYC VMs of this project the separate loops measured 12 % (GA1) and
+  /// 35 % (SC1) faster, where the walk had won on the machine it was tuned
+  /// on; scripts/tune measures both.  Results are bitwise the same.
+  bool merge_index_walks = true;
   /// Empty, unless the environment held a value that parsing rejected: then
   /// the adlib::Error message that names the variable, the value and the
   /// accepted values (the fields keep their defaults).  Every schedule

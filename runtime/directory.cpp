@@ -57,12 +57,27 @@ class DestinationSlots {
     Cached& cached = cache_[static_cast<std::size_t>(rank) % kCacheSize];
     if (cached.rank == rank) return cached.slot;
     const auto [it, fresh] = slot_of_.emplace(rank, ranks_.size());
-    if (fresh) ranks_.push_back(rank);
+    if (fresh) {
+      ranks_.push_back(rank);
+      counts_.push_back(0);
+    }
     cached = {rank, it->second};
     return it->second;
   }
+  /// Counts one more id for `rank`.
+  void count(int rank) { ++counts_[slot(rank)]; }
   /// The ranks met, by slot.
   const std::vector<int>& ranks() const { return ranks_; }
+  /// The ids counted, by slot.
+  const std::vector<std::size_t>& counts() const { return counts_; }
+  /// The slots in ascending rank: the order of the messages.
+  std::vector<std::size_t> ascending() const {
+    std::vector<std::size_t> order(ranks_.size());
+    std::iota(order.begin(), order.end(), std::size_t(0));
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return ranks_[a] < ranks_[b]; });
+    return order;
+  }
 
  private:
   static constexpr std::size_t kCacheSize = 64;
@@ -73,6 +88,7 @@ class DestinationSlots {
   std::array<Cached, kCacheSize> cache_{};
   std::unordered_map<int, std::size_t> slot_of_;
   std::vector<int> ranks_;
+  std::vector<std::size_t> counts_;
 };
 
 // The positions of `ids` grouped by destination rank (stable within a rank),
@@ -88,23 +104,14 @@ struct Grouped {
 template <class RankOf>
 Grouped group_by_rank(std::size_t count, RankOf rank_of) {
   DestinationSlots destinations;
-  std::vector<std::size_t> counts;
-  for (std::size_t i = 0; i < count; ++i) {
-    const int r = rank_of(i);
-    if (r < 0) continue;
-    const std::size_t slot = destinations.slot(r);
-    if (slot == counts.size()) counts.push_back(0);
-    ++counts[slot];
-  }
+  for (std::size_t i = 0; i < count; ++i)
+    if (const int r = rank_of(i); r >= 0) destinations.count(r);
   const std::vector<int>& ranks = destinations.ranks();
-  std::vector<std::size_t> ascending(ranks.size());
-  std::iota(ascending.begin(), ascending.end(), std::size_t(0));
-  std::sort(ascending.begin(), ascending.end(),
-            [&](std::size_t a, std::size_t b) { return ranks[a] < ranks[b]; });
+  const std::vector<std::size_t>& counts = destinations.counts();
   Grouped g;
   std::vector<std::size_t> next(ranks.size());
   std::size_t total = 0;
-  for (const std::size_t k : ascending) {
+  for (const std::size_t k : destinations.ascending()) {
     g.ranks.push_back(ranks[k]);
     g.begin.push_back(total);
     next[k] = total;
@@ -203,17 +210,10 @@ std::string Directory::register_ids(const std::int64_t* ids, std::size_t count) 
   // Two passes over the ids, counting then filling one message per
   // interval's rank, in ascending rank (no list of positions in between).
   DestinationSlots destinations;
-  std::vector<std::size_t> counts;
-  for (std::size_t i = 0; i < count; ++i) {
-    const std::size_t slot = destinations.slot(static_cast<int>(interval_of(ids[i])));
-    if (slot == counts.size()) counts.push_back(0);
-    ++counts[slot];
-  }
+  for (std::size_t i = 0; i < count; ++i) destinations.count(static_cast<int>(interval_of(ids[i])));
   const std::vector<int>& ranks = destinations.ranks();
-  std::vector<std::size_t> ascending(ranks.size());
-  std::iota(ascending.begin(), ascending.end(), std::size_t(0));
-  std::sort(ascending.begin(), ascending.end(),
-            [&](std::size_t a, std::size_t b) { return ranks[a] < ranks[b]; });
+  const std::vector<std::size_t>& counts = destinations.counts();
+  const std::vector<std::size_t> ascending = destinations.ascending();
   std::vector<SparseMessage<Word>> outgoing(ranks.size());
   std::vector<std::size_t> message_of(ranks.size());
   for (std::size_t m = 0; m < ascending.size(); ++m) {

@@ -19,12 +19,12 @@ std::string trimmed(const std::string& s) {
 }  // namespace
 
 const std::vector<std::string>& tunable_settings() {
-  // The thresholds a CPU or an MPI library moves; switches that change what
-  // a program asks for (ADLIB_CHECKED, ADLIB_TRANSFER, ...) stay with the
+  // The choices a CPU or an MPI library moves; switches that change what a
+  // program asks for (ADLIB_CHECKED, ADLIB_TRANSFER, ...) stay with the
   // environment.
   static const std::vector<std::string> names = {
       "ADLIB_DATATYPE_MIN_BYTES", "ADLIB_REDUCTION_LONG_BYTES", "ADLIB_REDUCTION_SPLIT_BYTES",
-      "ADLIB_COLLECTIVE_PIECE_BYTES"};
+      "ADLIB_COLLECTIVE_PIECE_BYTES", "ADLIB_MERGE_INDEX_WALKS"};
   return names;
 }
 

@@ -44,10 +44,14 @@ namespace adlib {
 struct TransferPolicy {
   TransferMethod method = TransferMethod::automatic;  ///< automatic, pack or datatype
   std::int64_t datatype_min_bytes = 16384;            ///< the automatic rule's size threshold
+  /// Index-list messages of one array share one walk over it
+  /// (Configuration::merge_index_walks).
+  bool merge_index_walks = true;
 
-  /// The policy of a configuration (its transfer and datatype_min_bytes).
+  /// The policy of a configuration (its transfer, datatype_min_bytes and
+  /// merge_index_walks).
   static TransferPolicy from(const Configuration& config) {
-    return TransferPolicy{config.transfer, config.datatype_min_bytes};
+    return TransferPolicy{config.transfer, config.datatype_min_bytes, config.merge_index_walks};
   }
   /// The policy ADLIB_TRANSFER and ADLIB_DATATYPE_MIN_BYTES ask for now (the
   /// defaults above where they are unset), parsed afresh; throws adlib::Error

@@ -355,6 +355,58 @@ TEST(Scatter, EmptyBlocksAndSilentRanks) {
     EXPECT_EQ(host_out(k), double(targets[k] + 2 * askers));
 }
 
+// ---- merged index walks on or off: the same values ---------------------------------
+
+// Configuration::merge_index_walks only changes how the index lists are
+// walked (one walk per array, or one loop per list; scripts/tune picks the
+// faster): Gather and Scatter-add give the serial reference either way, on
+// an uneven block layout, with repeated subscripts and a rank asking for
+// nothing.
+TEST(GatherScatter, MergedIndexWalksOnOrOffGiveTheReference) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  const int P = comm.size(), me = comm.rank();
+  adlib::ProcessGrid line(comm, {P});
+  const Index n = 37 * P + 5;
+  // Rank r's subscripts, computable on every rank: r = P - 1 asks for none.
+  auto subscripts_of = [&](int r) {
+    std::vector<Index> s;
+    if (r == P - 1 && P > 1) return s;
+    Rng rng(1234 + r);
+    for (Index k = 0; k < 3 * n; ++k) s.push_back(rng.uniform(0, n - 1));
+    return s;
+  };
+  const std::vector<Index> mine = subscripts_of(me);
+  auto value = [](int r, std::size_t k) { return double(1000 * r + Index(k)); };
+  std::vector<double> expected_sum(static_cast<std::size_t>(n), 0.0);
+  for (int r = 0; r < P; ++r) {
+    const std::vector<Index> s = subscripts_of(r);
+    for (std::size_t k = 0; k < s.size(); ++k)
+      expected_sum[static_cast<std::size_t>(s[k])] += value(r, k);
+  }
+  for (const bool merged : {true, false}) {
+    adlib::Configuration config = adlib::Configuration::environment();
+    config.merge_index_walks = merged;
+    Array<double> x(line, {adlib::block(n)});
+    x.fill([](const std::array<Index, 1>& g) { return 0.5 * double(g[0]); });
+    adlib::Gather<double, Space> fetch(x, mine, config);
+    Kokkos::View<double*, Space> out("out", mine.size());
+    fetch.execute(out.data(), x);
+    const auto host_out = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+    for (std::size_t k = 0; k < mine.size(); ++k)
+      ASSERT_EQ(host_out(k), 0.5 * double(mine[k])) << "merged " << merged << " at " << k;
+    Kokkos::View<double*, Space> contributions("contributions", mine.size());
+    auto host_contributions = Kokkos::create_mirror_view(contributions);
+    for (std::size_t k = 0; k < mine.size(); ++k) host_contributions(k) = value(me, k);
+    Kokkos::deep_copy(contributions, host_contributions);
+    adlib::Scatter<double, Space, adlib::op::Add> add(x, mine, adlib::op::add, config);
+    add.execute(x, contributions.data());
+    for_each_held<double>(x, [&](Index g, const double& v) {
+      EXPECT_EQ(v, 0.5 * double(g) + expected_sum[static_cast<std::size_t>(g)])
+          << "merged " << merged << " at " << g;
+    });
+  }
+}
+
 // ---- plan sizes: peers touched, never P ------------------------------------------
 
 TEST(GatherScatter, PlanSizesAreBoundedByPeersTouched) {

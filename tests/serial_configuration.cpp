@@ -49,8 +49,19 @@ TEST(Configuration, DefaultsWhenUnsetOrEmpty) {
     EXPECT_FALSE(c.check_peers);
     EXPECT_FALSE(c.gpu_aware_mpi);
     EXPECT_FALSE(c.checked);
+    EXPECT_TRUE(c.merge_index_walks);
     EXPECT_EQ(c, Configuration{});
   }
+}
+
+// ADLIB_MERGE_INDEX_WALKS: a boolean, on by default, named by describe().
+TEST(Configuration, MergeIndexWalksSetting) {
+  EXPECT_FALSE(parse({{"ADLIB_MERGE_INDEX_WALKS", "0"}}).merge_index_walks);
+  EXPECT_TRUE(parse({{"ADLIB_MERGE_INDEX_WALKS", "on"}}).merge_index_walks);
+  EXPECT_NE(Configuration{}.describe().find("merge_index_walks=1"), std::string::npos);
+  EXPECT_NE(rejection({{"ADLIB_MERGE_INDEX_WALKS", "sometimes"}})
+                .find("ADLIB_MERGE_INDEX_WALKS=sometimes"),
+            std::string::npos);
 }
 
 TEST(Configuration, EveryBooleanSpelling) {
@@ -113,12 +124,13 @@ TEST(Configuration, DatatypeThreshold) {
 
 TEST(Configuration, FingerprintSeesEveryField) {
   const Configuration base;
-  Configuration c[5] = {base, base, base, base, base};
+  Configuration c[6] = {base, base, base, base, base, base};
   c[0].transfer = TransferMethod::pack;
   c[1].datatype_min_bytes = 1;
   c[2].check_peers = true;
   c[3].gpu_aware_mpi = true;
   c[4].checked = true;
+  c[5].merge_index_walks = false;
   for (const Configuration& x : c) {
     EXPECT_NE(x.fingerprint(), base.fingerprint()) << x.describe();
     EXPECT_NE(x, base);

@@ -4,14 +4,17 @@
 // on this machine, and the thresholds written to the tuning file that
 // Configuration::environment() reads (runtime/tuning_file.hpp).
 //
-// Measured today: ADLIB_DATATYPE_MIN_BYTES, the message size from which
-// the automatic transfer rule sends scattered short rows (rows under a
+// Measured today: ADLIB_MERGE_INDEX_WALKS, whether the index-list packs
+// and unpacks of one array share one walk over it (GA1 and SC1 timed both
+// ways, three times alternating; the smaller median sum wins), and ADLIB_DATATYPE_MIN_BYTES, the
+// message size from which the automatic transfer rule sends scattered short rows (rows under a
 // cache line, a page or more apart: the column halo of a wide row-major
 // array) as an MPI datatype rather than packing them.  Ranks r and r^1
 // exchange one such column, rewritten before each exchange (as XFER-COL
 // does), packed and as a datatype, for columns of 128 to 16384 doubles at
 // three pitches; the threshold is the smallest size from which the
-// datatype is at least as fast at every larger size and every pitch.
+// datatype is at least as fast, its times summed over the pitches, at every
+// larger size.
 // Where it never is, the threshold is 2^40 bytes: always pack.
 //
 // The prefetch distance of the index-list loops is not measured: 8 to 64
@@ -19,6 +22,7 @@
 // index_list_kernels.hpp), so it stays a constant.
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
@@ -28,6 +32,7 @@
 
 #include <adlib/adlib.hpp>
 #include "common.hpp"
+#include "irregular_case.hpp"
 
 namespace bench {
 
@@ -67,6 +72,33 @@ double column_exchange_us(Index n, Index pitch_bytes, adlib::TransferMethod meth
   return m.median_us;
 }
 
+// GA1 and SC1 at their scenario sizes (2^18 random indices into 2^22
+// elements) with the index-list walks merged or not: the sum of the two
+// median times (us, MAX over ranks).  Gathered values are checked once.
+double irregular_us(bool merged, std::string& detail) {
+  const Index n = Index(1) << 22, m = Index(1) << 18;
+  const std::vector<Index> idx = irregular::index_stream(rank(), m, n);
+  adlib::Configuration config = adlib::Configuration::environment();
+  config.merge_index_walks = merged;
+  adlib::ProcessGrid line(MPI_COMM_WORLD, {size()});
+  adlib::DistArray<double, 1, Kokkos::HostSpace> a(line, {adlib::block(n)});
+  a.fill([](const auto& g) { return static_cast<double>(g[0]); });
+  std::vector<double> out(idx.size());
+  adlib::Gather<double, Kokkos::HostSpace> fetch(a, idx, config);
+  const double gather = time_op([&] { fetch.execute(out.data(), a); }).median_us;
+  for (std::size_t k = 0; k < idx.size(); ++k)
+    if (out[k] != static_cast<double>(idx[k])) {
+      std::fprintf(stderr, "adlib_bench --adlib_tune: wrong gathered value\n");
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+  adlib::Scatter<double, Kokkos::HostSpace, adlib::op::Add> add(a, idx, adlib::op::add, config);
+  const double scatter = time_op([&] { add.execute(a, out.data()); }).median_us;
+  char text[96];
+  std::snprintf(text, sizeof text, "GA1 %.1f us + SC1 %.1f us", gather, scatter);
+  detail = text;
+  return gather + scatter;
+}
+
 std::string utc_time() {
   char text[32] = {};
   const std::time_t now = std::time(nullptr);
@@ -86,14 +118,16 @@ int run_tuning(const std::string& path) {
   const std::vector<Index> pitches = {4160, 8208, 32784};
   const std::vector<Index> counts = {128, 256, 512, 1024, 2048, 4096, 8192, 16384};
   std::string table;
-  // wins[p][c]: the datatype at least as fast as packing.
-  std::vector<std::vector<bool>> wins(pitches.size(), std::vector<bool>(counts.size()));
+  // Per count, the times summed over the pitches: one noisy pitch cannot
+  // decide alone (the host's speed drifts between measurements).
+  std::vector<double> packed_sum(counts.size(), 0.0), typed_sum(counts.size(), 0.0);
   for (std::size_t p = 0; p < pitches.size(); ++p)
     for (std::size_t c = 0; c < counts.size(); ++c) {
       const double packed = column_exchange_us(counts[c], pitches[p], adlib::TransferMethod::pack);
       const double typed =
           column_exchange_us(counts[c], pitches[p], adlib::TransferMethod::datatype);
-      wins[p][c] = typed <= packed;
+      packed_sum[c] += packed;
+      typed_sum[c] += typed;
       char row[160];
       std::snprintf(
           row, sizeof row, "#   pitch %6lld B, %6lld doubles: pack %9.2f us, datatype %9.2f us\n",
@@ -101,13 +135,30 @@ int run_tuning(const std::string& path) {
       table += row;
       if (rank() == 0) std::fputs(row + 4, stdout), std::fflush(stdout);
     }
-  // The smallest count from which the datatype wins at every larger count
-  // and every pitch.
+  // Merged index-list walks against one loop per list, alternating three
+  // times (the host's speed drifts by 15 % between consecutive runs here):
+  // the medians decide.
+  std::vector<double> merged_us, separate_us;
+  std::string merged_detail, separate_detail, detail;
+  for (int round = 0; round < 3; ++round) {
+    merged_us.push_back(irregular_us(true, detail));
+    merged_detail += (round ? "; " : "") + detail;
+    separate_us.push_back(irregular_us(false, detail));
+    separate_detail += (round ? "; " : "") + detail;
+  }
+  const auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  const bool merge = median(merged_us) < median(separate_us);
+  if (rank() == 0)
+    std::printf("index walks merged: %s\nseparate: %s\n", merged_detail.c_str(),
+                separate_detail.c_str());
+  // The smallest count from which the datatype is as fast, summed over the
+  // pitches, at every larger count.
   std::int64_t threshold = kNeverBytes;
   for (std::size_t c = counts.size(); c-- > 0;) {
-    bool all = true;
-    for (std::size_t p = 0; p < pitches.size(); ++p) all = all && wins[p][c];
-    if (!all) break;
+    if (typed_sum[c] > packed_sum[c]) break;
     threshold = counts[c] * static_cast<std::int64_t>(sizeof(double));
   }
   if (rank() == 0) {
@@ -116,14 +167,19 @@ int run_tuning(const std::string& path) {
         << utc_time() << "\n# for this machine: its CPU, memory and MPI library (runtime/"
         << "tuning_file.hpp; environment variables override it)\n"
         << "# column exchanges with rank r^1, packed or as an MPI datatype (median of 5):\n"
-        << table << "# the smallest size from which the datatype is as fast at every larger "
-        << "size and pitch (2^40: never):\nADLIB_DATATYPE_MIN_BYTES=" << threshold << "\n";
+        << table << "# the smallest size from which the datatype is as fast, summed over the "
+        << "pitches, at every larger size (2^40: never):\nADLIB_DATATYPE_MIN_BYTES=" << threshold
+        << "\n"
+        << "# GA1 and SC1 (2^18 indices into 2^22 doubles), median of 5, alternating:\n#   index "
+           "walks merged (3 rounds): "
+        << merged_detail << "\n#   one loop per list:  " << separate_detail
+        << "\n# the faster:\nADLIB_MERGE_INDEX_WALKS=" << (merge ? 1 : 0) << "\n";
     if (!out) {
       std::fprintf(stderr, "adlib_bench --adlib_tune: cannot write %s\n", path.c_str());
       return 1;
     }
-    std::printf("ADLIB_DATATYPE_MIN_BYTES=%lld written to %s\n", static_cast<long long>(threshold),
-                path.c_str());
+    std::printf("ADLIB_DATATYPE_MIN_BYTES=%lld ADLIB_MERGE_INDEX_WALKS=%d written to %s\n",
+                static_cast<long long>(threshold), merge ? 1 : 0, path.c_str());
   }
   return 0;
 }

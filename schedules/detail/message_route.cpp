@@ -51,11 +51,11 @@ std::string shape_of(const StridedBlock& b) {
 }
 
 // MessageRoute::merges_index_arrivals()'s rule.
-bool merge_index_arrivals(const RouteKind& kind, const RouteMemory& memory,
-                          const std::vector<RoutedMessage>& incoming, const IndexList& local_reads,
-                          const IndexList& local_writes) {
-  if (!kind.combining || !memory.host || !memory.host_loops || memory.staged ||
-      !memory.peers_on_node)
+bool merge_index_arrivals(const RouteKind& kind, const TransferPolicy& policy,
+                          const RouteMemory& memory, const std::vector<RoutedMessage>& incoming,
+                          const IndexList& local_reads, const IndexList& local_writes) {
+  if (!policy.merge_index_walks || !kind.combining || !memory.host || !memory.host_loops ||
+      memory.staged || !memory.peers_on_node)
     return false;
   // Targets the walk can interleave: single offsets, ascending.
   auto walkable = [](const IndexList& targets) { return targets.all_singles() && targets.sorted; };
@@ -73,9 +73,12 @@ bool merge_index_arrivals(const RouteKind& kind, const RouteMemory& memory,
 }
 
 // MessageRoute::merges_index_departures()'s rule (the arrivals not merged).
-bool merge_index_departures(const RouteMemory& memory, const std::vector<RoutedMessage>& outgoing,
+bool merge_index_departures(const TransferPolicy& policy, const RouteMemory& memory,
+                            const std::vector<RoutedMessage>& outgoing,
                             const IndexList& local_reads, const IndexList& local_writes) {
-  if (!memory.host || !memory.host_loops || memory.staged || !memory.peers_on_node) return false;
+  if (!policy.merge_index_walks || !memory.host || !memory.host_loops || memory.staged ||
+      !memory.peers_on_node)
+    return false;
   auto walkable = [](const IndexList& sources) { return sources.all_singles() && sources.sorted; };
   std::size_t lists = 0;
   if (local_reads.count > 0) {
@@ -107,14 +110,14 @@ MessageRoute::MessageRoute(const BlockMessagePlan& plan, const RouteKind& kind,
   local_buffer_count_ = plan.local_copies_staged() ? plan.local_count() : 0;
   local_index_reads_ = forward ? &plan.local_index_sends() : &plan.local_index_recvs();
   local_index_writes_ = forward ? &plan.local_index_recvs() : &plan.local_index_sends();
-  merges_index_arrivals_ =
-      merge_index_arrivals(kind, memory, incoming_, *local_index_reads_, *local_index_writes_);
+  merges_index_arrivals_ = merge_index_arrivals(kind, policy, memory, incoming_,
+                                                *local_index_reads_, *local_index_writes_);
   if (merges_index_arrivals_) {
     merged_local_offset_ = local_buffer_count_;
     local_buffer_count_ += local_index_reads_->count * kind.arrays;
   } else {
-    merges_index_departures_ =
-        merge_index_departures(memory, outgoing_, *local_index_reads_, *local_index_writes_);
+    merges_index_departures_ = merge_index_departures(policy, memory, outgoing_,
+                                                      *local_index_reads_, *local_index_writes_);
   }
 
   std::vector<SourceCopy> copies;

@@ -147,7 +147,10 @@ class MessageRoute {
   /// staged, and every peer on this node: there the messages move only when
   /// this rank waits for them, so the local copy overlaps nothing and may as
   /// well wait too.  A SC1-sized walk (2^17 + 2^17 contributions into 16
-  /// MiB) measured 920 us instead of 1145 us for two separate passes.
+  /// MiB) measured 920 us instead of 1145 us for two separate passes on the
+  /// machine it was written on, but 2170-2530 us against 1410-1580 us on
+  /// the 2-core AMD EPYC VMs, so the policy may turn it off
+  /// (TransferPolicy::merge_index_walks, from the tuning file).
   bool merges_index_arrivals() const { return merges_index_arrivals_; }
   /// Do the packs of the outgoing messages and the local index copy read the
   /// source in one walk, at start()?  The mirror of merges_index_arrivals(),
@@ -155,8 +158,8 @@ class MessageRoute {
   /// offsets in ascending order and the local copy reads single offsets in
   /// ascending order (a Gather's reads, which the planner sorts by the
   /// owner's offsets, the requests to the rank itself included), at least two
-  /// such lists, host memory not staged, every peer on this node, and the
-  /// arrivals not merged.  Each line of the source is then read about once
+  /// such lists, host memory not staged, every peer on this node, the
+  /// arrivals not merged, and TransferPolicy::merge_index_walks.  Each line of the source is then read about once
   /// instead of once per list.
   bool merges_index_departures() const { return merges_index_departures_; }
   /// With merges_index_arrivals(): where in the local buffer the local index
