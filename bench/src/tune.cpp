@@ -133,7 +133,10 @@ int run_tuning(const std::string& path) {
           row, sizeof row, "#   pitch %6lld B, %6lld doubles: pack %9.2f us, datatype %9.2f us\n",
           static_cast<long long>(pitches[p]), static_cast<long long>(counts[c]), packed, typed);
       table += row;
-      if (rank() == 0) std::fputs(row + 4, stdout), std::fflush(stdout);
+      if (rank() == 0) {
+        std::fputs(row + 4, stdout);  // progress, without the comment's "#   "
+        std::fflush(stdout);
+      }
     }
   // Merged index-list walks against one loop per list, alternating three
   // times (the host's speed drifts by 15 % between consecutive runs here):
