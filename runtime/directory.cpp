@@ -4,14 +4,12 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <array>
 #include <limits>
-#include <numeric>
 #include <type_traits>
-#include <unordered_map>
 
 #include <adlib/runtime/detail/huge_pages.hpp>
 #include <adlib/runtime/error.hpp>
+#include <adlib/runtime/owner_groups.hpp>
 #include <adlib/runtime/sparse_exchange.hpp>
 
 namespace adlib {
@@ -47,50 +45,6 @@ class IntervalOf {
   double inverse_;
 };
 
-// The slot of each destination rank met, numbered in order of first
-// meeting: a direct-mapped cache of recent ranks in front of a hash map, so
-// that ids spread over a few ranks (or in runs of one) never reach the map,
-// and nothing is of size P.
-class DestinationSlots {
- public:
-  std::size_t slot(int rank) {
-    Cached& cached = cache_[static_cast<std::size_t>(rank) % kCacheSize];
-    if (cached.rank == rank) return cached.slot;
-    const auto [it, fresh] = slot_of_.emplace(rank, ranks_.size());
-    if (fresh) {
-      ranks_.push_back(rank);
-      counts_.push_back(0);
-    }
-    cached = {rank, it->second};
-    return it->second;
-  }
-  /// Counts one more id for `rank`.
-  void count(int rank) { ++counts_[slot(rank)]; }
-  /// The ranks met, by slot.
-  const std::vector<int>& ranks() const { return ranks_; }
-  /// The ids counted, by slot.
-  const std::vector<std::size_t>& counts() const { return counts_; }
-  /// The slots in ascending rank: the order of the messages.
-  std::vector<std::size_t> ascending() const {
-    std::vector<std::size_t> order(ranks_.size());
-    std::iota(order.begin(), order.end(), std::size_t(0));
-    std::sort(order.begin(), order.end(),
-              [&](std::size_t a, std::size_t b) { return ranks_[a] < ranks_[b]; });
-    return order;
-  }
-
- private:
-  static constexpr std::size_t kCacheSize = 64;
-  struct Cached {
-    int rank = -1;
-    std::size_t slot = 0;
-  };
-  std::array<Cached, kCacheSize> cache_{};
-  std::unordered_map<int, std::size_t> slot_of_;
-  std::vector<int> ranks_;
-  std::vector<std::size_t> counts_;
-};
-
 // The positions of `ids` grouped by destination rank (stable within a rank),
 // as one message skeleton per destination: the ranks in ascending order and,
 // for each, the positions of the ids that go there.  A counting sort over
@@ -103,26 +57,19 @@ struct Grouped {
 
 template <class RankOf>
 Grouped group_by_rank(std::size_t count, RankOf rank_of) {
-  DestinationSlots destinations;
+  OwnerGroups groups;
   for (std::size_t i = 0; i < count; ++i)
-    if (const int r = rank_of(i); r >= 0) destinations.count(r);
-  const std::vector<int>& ranks = destinations.ranks();
-  const std::vector<std::size_t>& counts = destinations.counts();
+    if (const int r = rank_of(i); r >= 0) groups.count(r);
+  groups.close_counting();
   Grouped g;
-  std::vector<std::size_t> next(ranks.size());
-  std::size_t total = 0;
-  for (const std::size_t k : destinations.ascending()) {
-    g.ranks.push_back(ranks[k]);
-    g.begin.push_back(total);
-    next[k] = total;
-    total += counts[k];
+  g.order.resize(groups.total());
+  for (std::size_t i = 0; i < count; ++i)
+    if (const int r = rank_of(i); r >= 0) g.order[groups.place(r)] = i;
+  for (const std::size_t k : groups.by_ascending_owner()) {  // stretches in this order
+    g.ranks.push_back(groups.owner(k));
+    g.begin.push_back(groups.begin(k));
   }
-  g.begin.push_back(total);
-  g.order.resize(total);
-  for (std::size_t i = 0; i < count; ++i) {
-    const int r = rank_of(i);
-    if (r >= 0) g.order[next[destinations.slot(r)]++] = i;
-  }
+  g.begin.push_back(groups.total());
   return g;
 }
 
@@ -209,22 +156,22 @@ std::string Directory::register_ids(const std::int64_t* ids, std::size_t count) 
   const IntervalOf interval_of(length);
   // Two passes over the ids, counting then filling one message per
   // interval's rank, in ascending rank (no list of positions in between).
-  DestinationSlots destinations;
-  for (std::size_t i = 0; i < count; ++i) destinations.count(static_cast<int>(interval_of(ids[i])));
-  const std::vector<int>& ranks = destinations.ranks();
-  const std::vector<std::size_t>& counts = destinations.counts();
-  const std::vector<std::size_t> ascending = destinations.ascending();
-  std::vector<SparseMessage<Word>> outgoing(ranks.size());
-  std::vector<std::size_t> message_of(ranks.size());
+  OwnerGroups groups;
+  for (std::size_t i = 0; i < count; ++i) groups.count(static_cast<int>(interval_of(ids[i])));
+  groups.close_counting();
+  const std::vector<std::size_t> ascending = groups.by_ascending_owner();
+  std::vector<SparseMessage<Word>> outgoing(ascending.size());
+  std::vector<std::size_t> message_of(ascending.size());
   for (std::size_t m = 0; m < ascending.size(); ++m) {
-    message_of[ascending[m]] = m;
-    outgoing[m].peer = ranks[ascending[m]];
-    detail::reserve_huge(outgoing[m].values, 2 * counts[ascending[m]]);
+    const std::size_t g = ascending[m];
+    message_of[g] = m;
+    outgoing[m].peer = groups.owner(g);
+    detail::reserve_huge(outgoing[m].values, 2 * (groups.end(g) - groups.begin(g)));
   }
   for (std::size_t i = 0; i < count; ++i) {
     const std::int64_t interval = interval_of(ids[i]);
     std::vector<Word>& values =
-        outgoing[message_of[destinations.slot(static_cast<int>(interval))]].values;
+        outgoing[message_of[groups.number(static_cast<int>(interval))]].values;
     values.push_back(static_cast<Word>(ids[i] - interval * length));
     values.push_back(static_cast<Word>(i));
   }

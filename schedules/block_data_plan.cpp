@@ -6,7 +6,7 @@
 
 #include <adlib/runtime/detail/hash.hpp>
 #include <adlib/runtime/error.hpp>
-#include <adlib/schedules/owner_groups.hpp>
+#include <adlib/runtime/owner_groups.hpp>
 
 namespace adlib {
 
@@ -51,7 +51,7 @@ std::string check_block_requests(const std::vector<BlockRequest>& requests, int 
 
 BlockDataRequests plan_block_requests(const std::vector<BlockRequest>& requests) {
   // 1. Count the requests (those of no element dropped) per owner
-  // (schedules/owner_groups.hpp).
+  // (runtime/owner_groups.hpp).
   OwnerGroups groups;
   for (const BlockRequest& r : requests)
     if (r.local_block.count() > 0) groups.count(r.owner);

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <utility>
 
-#include <adlib/schedules/owner_groups.hpp>
+#include <adlib/runtime/owner_groups.hpp>
 
 namespace adlib {
 

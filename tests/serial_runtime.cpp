@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <random>
@@ -13,6 +14,7 @@
 #include <adlib/runtime/detail/huge_pages.hpp>
 #include <adlib/runtime/detail/pack.hpp>
 #include <adlib/runtime/error.hpp>
+#include <adlib/runtime/owner_groups.hpp>
 #include <adlib/runtime/tag_allocator.hpp>
 #include <adlib/version.hpp>
 #include "block_reference.hpp"
@@ -199,6 +201,50 @@ TEST(HugePages, AdvisedMemoryHoldsWhatIsWritten) {
   for (std::size_t k = 0; k < bytes.size(); k += 4093) bytes[k] = static_cast<char>(k % 127);
   for (std::size_t k = 0; k < bytes.size(); k += 4093)
     ASSERT_EQ(bytes[k], static_cast<char>(k % 127));
+}
+
+// OwnerGroups is a stable counting sort by owner: its slots hold the
+// requests as std::stable_sort by owner orders them, each group's stretch
+// [begin, end) holds exactly its owner's requests, and the stretches follow
+// one another by ascending owner - with owners met in any order (here
+// descending, random, one owner, none, and owners beyond the small cache).
+TEST(OwnerGroups, SlotsAreAStableSortByOwner) {
+  std::mt19937 random(2026);
+  std::vector<std::vector<int>> cases = {{}, {5}, {3, 3, 3}, {9, 7, 7, 2, 9, 0, 2}};
+  for (const int owners : {4, 70, 1000}) {
+    std::uniform_int_distribution<int> pick(0, owners - 1);
+    std::vector<int> requests(5000);
+    for (int& owner : requests) owner = pick(random);
+    cases.push_back(requests);
+  }
+  for (const std::vector<int>& owner_of : cases) {
+    adlib::OwnerGroups groups;
+    for (const int owner : owner_of) groups.count(owner);
+    groups.close_counting();
+    ASSERT_EQ(groups.total(), owner_of.size());
+    std::vector<std::size_t> slots(owner_of.size());
+    for (std::size_t k = 0; k < owner_of.size(); ++k) slots[groups.place(owner_of[k])] = k;
+
+    std::vector<std::size_t> expected(owner_of.size());
+    for (std::size_t k = 0; k < expected.size(); ++k) expected[k] = k;
+    std::stable_sort(expected.begin(), expected.end(),
+                     [&](std::size_t a, std::size_t b) { return owner_of[a] < owner_of[b]; });
+    EXPECT_EQ(slots, expected);
+
+    std::size_t next = 0;
+    int previous_owner = -1;
+    for (const std::size_t g : groups.by_ascending_owner()) {
+      const int owner = groups.owner(g);
+      EXPECT_GT(owner, previous_owner);
+      previous_owner = owner;
+      EXPECT_EQ(groups.begin(g), next);
+      EXPECT_EQ(groups.number(owner), g);
+      for (std::size_t slot = groups.begin(g); slot < groups.end(g); ++slot)
+        EXPECT_EQ(owner_of[slots[slot]], owner);
+      next = groups.end(g);
+    }
+    EXPECT_EQ(next, owner_of.size());
+  }
 }
 
 TEST(StridedBlock, NormalizeKeepsElementSequence) {

@@ -159,8 +159,8 @@ class MessageRoute {
   /// ascending order (a Gather's reads, which the planner sorts by the
   /// owner's offsets, the requests to the rank itself included), at least two
   /// such lists, host memory not staged, every peer on this node, the
-  /// arrivals not merged, and TransferPolicy::merge_index_walks.  Each line of the source is then read about once
-  /// instead of once per list.
+  /// arrivals not merged, and TransferPolicy::merge_index_walks.  Each line of the source is then
+  /// read about once instead of once per list.
   bool merges_index_departures() const { return merges_index_departures_; }
   /// With merges_index_arrivals(): where in the local buffer the local index
   /// copy's values wait, packed at start() (array k's at this offset plus k

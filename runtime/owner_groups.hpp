@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /// @file
 /// OwnerGroups: the stable counting sort by owner that remote-access planners
-/// (data_plan, block_data_plan) run over their requests, with nothing of the
-/// size of the communicator.
+/// (data_plan, block_data_plan) run over their requests, and Directory over
+/// the ids it registers and looks up, with nothing of the size of the
+/// communicator.
 ///
 /// @code
 ///   adlib::OwnerGroups groups;
@@ -28,17 +29,18 @@ namespace adlib {
 class OwnerGroups {
  public:
   /// Pass 1: one more request for `owner`.
-  void count(int owner) { ++start_[group(owner)]; }
-  /// Between the passes: the counts become each group's first slot.
+  void count(int owner) { ++count_[group(owner)]; }
+  /// Between the passes: the counts become each group's first slot, the
+  /// groups laid out by ascending owner (so that the slots of pass 2 hold the
+  /// requests sorted by owner, stable within one).
   void close_counting() {
-    std::size_t total = 0;
-    for (std::size_t& start : start_) {
-      const std::size_t count = start;
-      start = total;
-      total += count;
+    begin_.resize(count_.size());
+    total_ = 0;
+    for (const std::size_t g : by_ascending_owner()) {
+      begin_[g] = total_;
+      total_ += count_[g];
     }
-    start_.push_back(total);
-    next_.assign(start_.begin(), start_.end() - 1);
+    next_ = begin_;
   }
   /// Pass 2: the slot of `owner`'s next request (request order kept within
   /// an owner: the sort is stable).
@@ -58,12 +60,13 @@ class OwnerGroups {
   std::size_t number(int owner) { return group(owner); }
   /// Group g's owner.
   int owner(std::size_t g) const { return owners_[g]; }
-  /// Group g's first slot (after close_counting()).
-  std::size_t begin(std::size_t g) const { return start_[g]; }
+  /// Group g's first slot (after close_counting(); the groups' stretches
+  /// follow one another by ascending owner).
+  std::size_t begin(std::size_t g) const { return begin_[g]; }
   /// One past group g's last slot (after close_counting()).
-  std::size_t end(std::size_t g) const { return start_[g + 1]; }
+  std::size_t end(std::size_t g) const { return begin_[g] + count_[g]; }
   /// Requests counted in all (after close_counting()).
-  std::size_t total() const { return start_.back(); }
+  std::size_t total() const { return total_; }
 
  private:
   std::size_t group(int owner) {
@@ -77,7 +80,7 @@ class OwnerGroups {
     if (found == group_of_.end()) {
       found = group_of_.emplace(owner, owners_.size()).first;
       owners_.push_back(owner);
-      start_.push_back(0);
+      count_.push_back(0);
     }
     recent = {owner, found->second};
     return found->second;
@@ -85,8 +88,10 @@ class OwnerGroups {
 
   std::unordered_map<int, std::size_t> group_of_;
   std::vector<int> owners_;         ///< by group
-  std::vector<std::size_t> start_;  ///< counts in pass 1, then first slots (and the total)
+  std::vector<std::size_t> count_;  ///< requests counted, by group
+  std::vector<std::size_t> begin_;  ///< first slots, by group (after close_counting())
   std::vector<std::size_t> next_;   ///< pass 2: each group's next slot
+  std::size_t total_ = 0;
   struct Recent {
     int owner = -1;
     std::size_t group = 0;
