@@ -93,11 +93,15 @@ struct Configuration {
   /// ADLIB_MERGE_INDEX_WALKS: where a schedule packs several index-list
   /// messages from one array (and copies some of it locally), or unpacks
   /// several into one, the lists share one walk over the array, so that
-  /// each cache line is read once (schedules/detail/message_route.hpp).
-  /// Whether that beats one loop per list depends on the CPU: on the 2-core
-  /// AMD EPYC VMs of this project the separate loops measured 12 % (GA1) and
-  /// 35 % (SC1) faster, where the walk had won on the machine it was tuned
-  /// on; scripts/tune measures both.  Results are bitwise the same.
+  /// each cache line is read once (schedules/detail/message_route.hpp);
+  /// and the messages of a read (a Gather) follow the owner's offsets, which
+  /// the walk needs (ReadOrder::owner, schedules/data_plan.hpp).  Off: one
+  /// loop per list, and a read's messages follow the requester's offsets
+  /// (the owner's loads jump, the requester's stores go upwards).  Which is
+  /// faster depends on the CPU: on the 2-core AMD EPYC VMs of this project
+  /// off measured 12-45 % faster on GA1 and SC1, where the walk had won on
+  /// the machine it was tuned on; scripts/tune measures both.  Results are
+  /// bitwise the same.
   bool merge_index_walks = true;
   /// Empty, unless the environment held a value that parsing rejected: then
   /// the adlib::Error message that names the variable, the value and the

@@ -14,9 +14,9 @@
 /// layer knows nothing of distributions.
 ///
 ///  1. plan_data_requests (pure): the requests grouped by owner, one message
-///     per owner, sorted by the owner's offsets (so the owner reads or
-///     combines into its memory upwards), a rank's requests to itself (a
-///     local copy) too;
+///     per owner, a rank's requests to itself (a local copy) too, sorted by
+///     the owner's offsets (so the owner reads or combines into its memory
+///     upwards) or, for a read in ReadOrder::requester, by the requester's;
 ///  2. negotiate_data_plan (collective): those messages go to the owners, and
 ///     each owner lists what it received as index-list sends
 ///     (ExchangePlan::send_indices) to the requester.
@@ -47,6 +47,14 @@
 #include <adlib/schedules/exchange_plan.hpp>
 
 namespace adlib {
+
+/// The order of a read's messages.  Either way one end of each message
+/// walks its memory upwards and the other jumps; which is cheaper depends on
+/// the CPU (Configuration::merge_index_walks chooses, per machine).
+enum class ReadOrder {
+  owner,     ///< by the owner's offsets: the owner packs upwards (and merged walks apply)
+  requester  ///< by the requester's offsets: the requester unpacks upwards
+};
 
 /// What a remote-access schedule does with the elements its rank requests.
 enum class RemoteAccess {
@@ -136,12 +144,14 @@ inline std::string check_requests(const std::vector<ElementRequest>& requests, i
 /// The requester's half (see the file overview), for valid requests.  Local
 /// offsets must be distinct for a read (each position receives one value).
 /// Every group, the requests to the requester itself included, is in the
-/// owner's offset order.
-DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess access);
+/// owner's offset order; a read's in ReadOrder::requester is in the order of
+/// its local offsets instead (its repeats found and fanned out alike).
+DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess access,
+                                ReadOrder order = ReadOrder::owner);
 /// plan_data_requests of stored requests.
 inline DataRequests plan_data_requests(const std::vector<ElementRequest>& requests,
-                                       RemoteAccess access) {
-  return plan_data_requests(StoredRequests(requests), access);
+                                       RemoteAccess access, ReadOrder order = ReadOrder::owner) {
+  return plan_data_requests(StoredRequests(requests), access, order);
 }
 
 /// The owner's half: every received request (sender, owner offsets) becomes
@@ -153,10 +163,13 @@ void add_owner_side(ExchangePlan& exchange, std::vector<SparseMessage<std::int64
 /// and on `caller_fingerprint` (what the caller needs every rank to agree
 /// on: element type, combine operation, layouts), so bad input on any rank
 /// throws the same adlib::Error on every rank before any message is posted.
-/// `statistics`, when given, receives the exchange's costs.
+/// `statistics`, when given, receives the exchange's costs; `order` is
+/// plan_data_requests' (each requester's own: the owners send in whatever
+/// order they are asked).
 DataPlan negotiate_data_plan(const Comm& comm, const RequestSource& requests, RemoteAccess access,
                              const char* operation, const std::string& caller_error = {},
                              std::uint64_t caller_fingerprint = 0,
-                             SparseExchangeStatistics* statistics = nullptr);
+                             SparseExchangeStatistics* statistics = nullptr,
+                             ReadOrder order = ReadOrder::owner);
 
 }  // namespace adlib

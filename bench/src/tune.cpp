@@ -5,9 +5,11 @@
 // Configuration::environment() reads (runtime/tuning_file.hpp).
 //
 // Measured today: ADLIB_MERGE_INDEX_WALKS, whether the index-list packs
-// and unpacks of one array share one walk over it (GA1 and SC1 timed both
-// ways, three times alternating; the smaller median sum wins), and ADLIB_DATATYPE_MIN_BYTES, the
-// message size from which the automatic transfer rule sends scattered short rows (rows under a
+// and unpacks of one array share one walk over it, a Gather's messages in
+// the owner's order for it, or run one loop each, a Gather's messages in
+// the requester's order (GA1 and SC1 timed both ways, three times
+// alternating; the smaller median sum wins), and ADLIB_DATATYPE_MIN_BYTES,
+// the message size from which the automatic transfer rule sends scattered short rows (rows under a
 // cache line, a page or more apart: the column halo of a wide row-major
 // array) as an MPI datatype rather than packing them.  Ranks r and r^1
 // exchange one such column, rewritten before each exchange (as XFER-COL
