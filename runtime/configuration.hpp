@@ -94,10 +94,10 @@ struct Configuration {
   /// messages from one array (and copies some of it locally), or unpacks
   /// several into one, the lists share one walk over the array, so that
   /// each cache line is read once (schedules/detail/message_route.hpp);
-  /// and the messages of a read (a Gather) follow the owner's offsets, which
-  /// the walk needs (ReadOrder::owner, schedules/data_plan.hpp).  Off: one
-  /// loop per list, and a read's messages follow the requester's offsets
-  /// (the owner's loads jump, the requester's stores go upwards).  Which is
+  /// and the messages of a Gather or Scatter follow the owner's offsets,
+  /// which the walk needs (MessageOrder::owner, schedules/data_plan.hpp).
+  /// Off: one loop per list, and the messages follow the requester's
+  /// offsets (the owner's accesses jump, the requester's go upwards).  Which is
   /// faster depends on the CPU: on the 2-core AMD EPYC VMs of this project
   /// off measured 12-45 % faster on GA1 and SC1, where the walk had won on
   /// the machine it was tuned on; scripts/tune measures both.  Results are

@@ -16,7 +16,7 @@
 ///  1. plan_data_requests (pure): the requests grouped by owner, one message
 ///     per owner, a rank's requests to itself (a local copy) too, sorted by
 ///     the owner's offsets (so the owner reads or combines into its memory
-///     upwards) or, for a read in ReadOrder::requester, by the requester's;
+///     upwards) or, in MessageOrder::requester, by the requester's;
 ///  2. negotiate_data_plan (collective): those messages go to the owners, and
 ///     each owner lists what it received as index-list sends
 ///     (ExchangePlan::send_indices) to the requester.
@@ -48,12 +48,13 @@
 
 namespace adlib {
 
-/// The order of a read's messages.  Either way one end of each message
-/// walks its memory upwards and the other jumps; which is cheaper depends on
-/// the CPU (Configuration::merge_index_walks chooses, per machine).
-enum class ReadOrder {
-  owner,     ///< by the owner's offsets: the owner packs upwards (and merged walks apply)
-  requester  ///< by the requester's offsets: the requester unpacks upwards
+/// The order of the messages of a remote-access schedule.  Either way one
+/// end of each message walks its memory upwards and the other jumps; which
+/// is cheaper depends on the CPU (Configuration::merge_index_walks chooses,
+/// per machine).
+enum class MessageOrder {
+  owner,     ///< by the owner's offsets: the owner walks upwards (and merged walks apply)
+  requester  ///< by the requester's offsets: the requester walks upwards
 };
 
 /// What a remote-access schedule does with the elements its rank requests.
@@ -144,13 +145,14 @@ inline std::string check_requests(const std::vector<ElementRequest>& requests, i
 /// The requester's half (see the file overview), for valid requests.  Local
 /// offsets must be distinct for a read (each position receives one value).
 /// Every group, the requests to the requester itself included, is in the
-/// owner's offset order; a read's in ReadOrder::requester is in the order of
-/// its local offsets instead (its repeats found and fanned out alike).
+/// owner's offset order; in MessageOrder::requester, in the order of its
+/// local offsets instead (a read's repeats found and fanned out alike).
 DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess access,
-                                ReadOrder order = ReadOrder::owner);
+                                MessageOrder order = MessageOrder::owner);
 /// plan_data_requests of stored requests.
 inline DataRequests plan_data_requests(const std::vector<ElementRequest>& requests,
-                                       RemoteAccess access, ReadOrder order = ReadOrder::owner) {
+                                       RemoteAccess access,
+                                       MessageOrder order = MessageOrder::owner) {
   return plan_data_requests(StoredRequests(requests), access, order);
 }
 
@@ -170,6 +172,6 @@ DataPlan negotiate_data_plan(const Comm& comm, const RequestSource& requests, Re
                              const char* operation, const std::string& caller_error = {},
                              std::uint64_t caller_fingerprint = 0,
                              SparseExchangeStatistics* statistics = nullptr,
-                             ReadOrder order = ReadOrder::owner);
+                             MessageOrder order = MessageOrder::owner);
 
 }  // namespace adlib

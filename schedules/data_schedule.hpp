@@ -98,11 +98,12 @@ class DataSchedule : public NegotiatedSchedule<DataSchedule<MemorySpace>, Memory
                std::uint64_t caller_fingerprint = 0)
       : Base(access, "DataSchedule") {
     SparseExchangeStatistics negotiation;
-    // Without merged walks, nothing gains from a read's messages in the
-    // owner's order, and the requester's order writes upwards instead.
+    // Without merged walks, nothing gains from messages in the owner's
+    // order, and the requester's order walks the requester's memory upwards
+    // instead (data_plan.hpp).
     DataPlan plan = negotiate_data_plan(
         comm, requests, access, operation, caller_error, caller_fingerprint, &negotiation,
-        config.merge_index_walks ? ReadOrder::owner : ReadOrder::requester);
+        config.merge_index_walks ? MessageOrder::owner : MessageOrder::requester);
     fan_out_count_ = plan.fan_out.size();
     if (fan_out_count_ > 0) fan_out_copies_ = to_view(plan.fan_out);
     this->build(comm, std::move(plan.exchange), negotiation, config, plan.local_extent);

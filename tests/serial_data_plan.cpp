@@ -6,7 +6,7 @@
 //  - plan_data_requests on its own: grouping by owner, ascending owners,
 //    owner offsets ascending within a message with repeats in request order
 //    (the radix path for large groups too), a read's fan-out of repeats, a
-//    write's every repeat sent; a read in the requester's order (the same
+//    write's every repeat sent; plans in the requester's order (the same
 //    pairs and fan-out, by ascending local offset).
 //  - A simulated run: for process counts P from 8 to 10^6, a handful of
 //    sampled ranks are planned as negotiate_data_plan would plan them
@@ -111,9 +111,9 @@ TEST(PlanDataRequests, ReadsFetchARepeatOnceAndFanItOut) {
   EXPECT_EQ(fan_out, (std::map<std::int64_t, std::int64_t>{{3, 1}, {2, 0}, {7, 4}}));
 }
 
-TEST(PlanDataRequests, ReadsInTheRequesterOrderFollowTheLocalOffsets) {
+TEST(PlanDataRequests, TheRequesterOrderFollowsTheLocalOffsets) {
   const DataRequests r =
-      adlib::plan_data_requests(kMixed, RemoteAccess::read, adlib::ReadOrder::requester);
+      adlib::plan_data_requests(kMixed, RemoteAccess::read, adlib::MessageOrder::requester);
   EXPECT_EQ(peers_of(r.to_owners), (std::vector<int>{0, 1, 3}));
   ASSERT_EQ(r.to_owners.size(), 3u);
   ASSERT_EQ(r.plan.exchange.recv_indices.size(), 3u);
@@ -128,32 +128,38 @@ TEST(PlanDataRequests, ReadsInTheRequesterOrderFollowTheLocalOffsets) {
     EXPECT_TRUE(fan_out.emplace(f.to, f.from).second) << "target " << f.to << " twice";
   }
   EXPECT_EQ(fan_out, (std::map<std::int64_t, std::int64_t>{{3, 1}, {2, 0}, {7, 4}}));
-  // Writes keep the owner's order whatever the read order.
+  // A write sends every request, in request order here (its local offsets
+  // ascend).
   const DataRequests w =
-      adlib::plan_data_requests(kMixed, RemoteAccess::write, adlib::ReadOrder::requester);
-  EXPECT_EQ(w.to_owners[2].values, (Offsets{2, 2, 5, 5, 9}));
+      adlib::plan_data_requests(kMixed, RemoteAccess::write, adlib::MessageOrder::requester);
+  EXPECT_EQ(peers_of(w.to_owners), (std::vector<int>{0, 1, 3}));
+  ASSERT_EQ(w.to_owners.size(), 3u);
+  EXPECT_EQ(w.to_owners[2].values, (Offsets{5, 2, 5, 2, 9}));
+  EXPECT_EQ(w.plan.exchange.recv_indices[2].offsets, (Offsets{0, 1, 2, 3, 6}));
+  EXPECT_EQ(w.to_owners[1].values, (Offsets{4, 4}));
+  EXPECT_EQ(w.plan.exchange.recv_indices[1].offsets, (Offsets{4, 7}));
+  EXPECT_TRUE(w.plan.fan_out.empty());
 }
 
-// A read in the requester's order carries the same (owner offset, local
+// A plan in the requester's order carries the same (owner offset, local
 // offset) pairs and fan-out as in the owner's order, message by message,
-// sorted by local offset instead.
-void expect_same_read_in_requester_order(const std::vector<ElementRequest>& requests) {
-  const DataRequests by_owner = adlib::plan_data_requests(requests, RemoteAccess::read);
+// sorted by local offset instead (equal local offsets by owner offset).
+void expect_same_plan_in_requester_order(const std::vector<ElementRequest>& requests,
+                                         RemoteAccess access) {
+  const DataRequests by_owner = adlib::plan_data_requests(requests, access);
   const DataRequests by_requester =
-      adlib::plan_data_requests(requests, RemoteAccess::read, adlib::ReadOrder::requester);
+      adlib::plan_data_requests(requests, access, adlib::MessageOrder::requester);
   ASSERT_EQ(peers_of(by_requester.to_owners), peers_of(by_owner.to_owners));
   for (std::size_t m = 0; m < by_owner.to_owners.size(); ++m) {
     const Offsets& sent = by_requester.to_owners[m].values;
     const Offsets& received = by_requester.plan.exchange.recv_indices[m].offsets;
     ASSERT_EQ(sent.size(), received.size());
-    EXPECT_TRUE(std::adjacent_find(received.begin(), received.end(), std::greater_equal<>()) ==
-                received.end());  // strictly ascending local offsets
     std::vector<std::pair<std::int64_t, std::int64_t>> pairs, reference;
-    for (std::size_t i = 0; i < sent.size(); ++i) pairs.push_back({sent[i], received[i]});
+    for (std::size_t i = 0; i < sent.size(); ++i) pairs.push_back({received[i], sent[i]});
+    EXPECT_TRUE(std::is_sorted(pairs.begin(), pairs.end())) << "message " << m;
     for (std::size_t i = 0; i < by_owner.to_owners[m].values.size(); ++i)
       reference.push_back(
-          {by_owner.to_owners[m].values[i], by_owner.plan.exchange.recv_indices[m].offsets[i]});
-    std::sort(pairs.begin(), pairs.end());
+          {by_owner.plan.exchange.recv_indices[m].offsets[i], by_owner.to_owners[m].values[i]});
     std::sort(reference.begin(), reference.end());
     EXPECT_EQ(pairs, reference) << "message " << m;
   }
@@ -211,7 +217,8 @@ TEST(PlanDataRequests, LargeGroupsSortStablyByOwnerOffset) {
               sent.end());                           // strictly ascending: each offset once
   for (std::size_t i = 0; i < received.size(); ++i)  // local offset k asked for offset of k
     EXPECT_EQ(sent[i], requests[static_cast<std::size_t>(received[i])].owner_offset);
-  expect_same_read_in_requester_order(requests);
+  expect_same_plan_in_requester_order(requests, RemoteAccess::read);
+  expect_same_plan_in_requester_order(requests, RemoteAccess::write);
 }
 
 // The same with local offsets in no order (a permutation of 0..4999): the
@@ -269,7 +276,8 @@ void expect_sorted_by_both(std::int64_t base) {
     }
   }
   EXPECT_EQ(r.plan.local_extent, kCount + kCount - 5 + 1);
-  expect_same_read_in_requester_order(requests);
+  expect_same_plan_in_requester_order(requests, RemoteAccess::read);
+  expect_same_plan_in_requester_order(requests, RemoteAccess::write);
 }
 
 TEST(PlanDataRequests, LargeGroupsWithLocalOffsetsInAnyOrderSortByBoth) {

@@ -5,9 +5,9 @@
 // Configuration::environment() reads (runtime/tuning_file.hpp).
 //
 // Measured today: ADLIB_MERGE_INDEX_WALKS, whether the index-list packs
-// and unpacks of one array share one walk over it, a Gather's messages in
-// the owner's order for it, or run one loop each, a Gather's messages in
-// the requester's order (GA1 and SC1 timed both ways, three times
+// and unpacks of one array share one walk over it, the messages in the
+// owner's order for it, or run one loop each, the messages in the
+// requester's order (GA1 and SC1 timed both ways, three times
 // alternating; the smaller median sum wins), and ADLIB_DATATYPE_MIN_BYTES,
 // the message size from which the automatic transfer rule sends scattered short rows (rows under a
 // cache line, a page or more apart: the column halo of a wide row-major
