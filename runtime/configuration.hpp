@@ -99,10 +99,11 @@ struct Configuration {
   /// Off: one loop per list, and the messages follow the requester's
   /// offsets (the owner's accesses jump, the requester's go upwards).  Which is
   /// faster depends on the CPU: on the 2-core AMD EPYC VMs of this project
-  /// off measured 12-45 % faster on GA1 and SC1, where the walk had won on
-  /// the machine it was tuned on; scripts/tune measures both.  Results are
-  /// bitwise the same.
-  bool merge_index_walks = true;
+  /// (CI's and the benchmark's) off measured 35-45 % faster on GA1 and SC1,
+  /// where the walk had won on the machine it was first tuned on, before
+  /// the requester's order existed: off by default; scripts/tune measures
+  /// both.  Results are bitwise the same.
+  bool merge_index_walks = false;
   /// Empty, unless the environment held a value that parsing rejected: then
   /// the adlib::Error message that names the variable, the value and the
   /// accepted values (the fields keep their defaults).  Every schedule

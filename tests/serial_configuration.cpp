@@ -49,16 +49,16 @@ TEST(Configuration, DefaultsWhenUnsetOrEmpty) {
     EXPECT_FALSE(c.check_peers);
     EXPECT_FALSE(c.gpu_aware_mpi);
     EXPECT_FALSE(c.checked);
-    EXPECT_TRUE(c.merge_index_walks);
+    EXPECT_FALSE(c.merge_index_walks);
     EXPECT_EQ(c, Configuration{});
   }
 }
 
-// ADLIB_MERGE_INDEX_WALKS: a boolean, on by default, named by describe().
+// ADLIB_MERGE_INDEX_WALKS: a boolean, off by default, named by describe().
 TEST(Configuration, MergeIndexWalksSetting) {
   EXPECT_FALSE(parse({{"ADLIB_MERGE_INDEX_WALKS", "0"}}).merge_index_walks);
   EXPECT_TRUE(parse({{"ADLIB_MERGE_INDEX_WALKS", "on"}}).merge_index_walks);
-  EXPECT_NE(Configuration{}.describe().find("merge_index_walks=1"), std::string::npos);
+  EXPECT_NE(Configuration{}.describe().find("merge_index_walks=0"), std::string::npos);
   EXPECT_NE(rejection({{"ADLIB_MERGE_INDEX_WALKS", "sometimes"}})
                 .find("ADLIB_MERGE_INDEX_WALKS=sometimes"),
             std::string::npos);
@@ -130,7 +130,7 @@ TEST(Configuration, FingerprintSeesEveryField) {
   c[2].check_peers = true;
   c[3].gpu_aware_mpi = true;
   c[4].checked = true;
-  c[5].merge_index_walks = false;
+  c[5].merge_index_walks = !base.merge_index_walks;
   for (const Configuration& x : c) {
     EXPECT_NE(x.fingerprint(), base.fingerprint()) << x.describe();
     EXPECT_NE(x, base);
