@@ -251,11 +251,12 @@ DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess acce
           keyed.local_offsets_ascend) {
         // Request order is already the requester's order, and a write sends
         // every request: nothing to sort.
-        for (std::size_t i = 0; i < key.size(); ++i) {
+        const std::size_t n = key.size();
+        for (std::size_t i = 0; i < n; ++i) {
           receive[i] = key[i] & half_mask;
           key[i] >>= 32;
         }
-        append_group(owner, std::move(key), std::move(receive), receive.size(), out);
+        append_group(owner, std::move(key), std::move(receive), n, out);
         return;
       }
       for (std::int64_t& k : key) k = (k >> 32) << local_bits | (k & half_mask);
