@@ -56,11 +56,16 @@ enum class TransferMethod { automatic, pack, datatype };
 /// The settings a schedule takes at construction (see the file overview); a
 /// plain value, copied into each schedule.
 struct Configuration {
-  TransferMethod transfer = TransferMethod::automatic;  ///< ADLIB_TRANSFER
-  std::int64_t datatype_min_bytes = 16384;              ///< ADLIB_DATATYPE_MIN_BYTES
-  bool check_peers = false;                             ///< ADLIB_CHECK_PEERS
-  bool gpu_aware_mpi = false;                           ///< ADLIB_GPU_AWARE_MPI
-  bool checked = false;                                 ///< ADLIB_CHECKED
+  /// The built-in transfer settings, which TransferPolicy's defaults share.
+  static constexpr TransferMethod kDefaultTransfer = TransferMethod::automatic;
+  static constexpr std::int64_t kDefaultDatatypeMinBytes = 16384;
+  static constexpr bool kDefaultMergeIndexWalks = false;
+
+  TransferMethod transfer = kDefaultTransfer;                  ///< ADLIB_TRANSFER
+  std::int64_t datatype_min_bytes = kDefaultDatatypeMinBytes;  ///< ADLIB_DATATYPE_MIN_BYTES
+  bool check_peers = false;                                    ///< ADLIB_CHECK_PEERS
+  bool gpu_aware_mpi = false;                                  ///< ADLIB_GPU_AWARE_MPI
+  bool checked = false;                                        ///< ADLIB_CHECKED
   /// ADLIB_FORCE_STAGING: every message goes through pack buffers and their
   /// separate host twins, as messages of device memory without GPU-aware MPI
   /// do, even when the arrays are host memory.  Slower; it exists so that
@@ -103,7 +108,7 @@ struct Configuration {
   /// where the walk had won on the machine it was first tuned on, before
   /// the requester's order existed: off by default; scripts/tune measures
   /// both.  Results are bitwise the same.
-  bool merge_index_walks = false;
+  bool merge_index_walks = kDefaultMergeIndexWalks;
   /// Empty, unless the environment held a value that parsing rejected: then
   /// the adlib::Error message that names the variable, the value and the
   /// accepted values (the fields keep their defaults).  Every schedule

@@ -42,11 +42,14 @@ namespace adlib {
 /// The part of a Configuration that chooses how host messages travel (see the
 /// file overview).
 struct TransferPolicy {
-  TransferMethod method = TransferMethod::automatic;  ///< automatic, pack or datatype
-  std::int64_t datatype_min_bytes = 16384;            ///< the automatic rule's size threshold
+  // The defaults are Configuration's: a policy given to set_transfer() with
+  // only a method keeps the configuration's other built-in choices.
+  TransferMethod method = Configuration::kDefaultTransfer;  ///< automatic, pack or datatype
+  /// The automatic rule's size threshold.
+  std::int64_t datatype_min_bytes = Configuration::kDefaultDatatypeMinBytes;
   /// Index-list messages of one array share one walk over it
   /// (Configuration::merge_index_walks).
-  bool merge_index_walks = true;
+  bool merge_index_walks = Configuration::kDefaultMergeIndexWalks;
 
   /// The policy of a configuration (its transfer, datatype_min_bytes and
   /// merge_index_walks).

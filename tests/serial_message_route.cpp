@@ -42,8 +42,10 @@ BlockMessagePlan three_rank_plan() {
   return plan;
 }
 
-const TransferPolicy kPack{TransferMethod::pack, 16384};
-const TransferPolicy kDatatype{TransferMethod::datatype, 16384};
+// Merged walks allowed: the rules of merges_index_* are what these tests
+// check.
+const TransferPolicy kPack{TransferMethod::pack, 16384, true};
+const TransferPolicy kDatatype{TransferMethod::datatype, 16384, true};
 
 TEST(SerialMessageRoute, ForwardSingleArrayKeepsContiguousMessagesInPlace) {
   const BlockMessagePlan plan = three_rank_plan();
