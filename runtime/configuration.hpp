@@ -56,9 +56,13 @@ enum class TransferMethod { automatic, pack, datatype };
 /// The settings a schedule takes at construction (see the file overview); a
 /// plain value, copied into each schedule.
 struct Configuration {
-  /// The built-in transfer settings, which TransferPolicy's defaults share.
+  /// The built-in transfer settings, which TransferPolicy's defaults share:
+  /// the method when ADLIB_TRANSFER is unset,
   static constexpr TransferMethod kDefaultTransfer = TransferMethod::automatic;
+  /// the message size from which `automatic` sends MPI datatypes,
   static constexpr std::int64_t kDefaultDatatypeMinBytes = 16384;
+  /// and whether two index walks of one array are merged (off: measured
+  /// faster on this project's machines, see docs/performance.md).
   static constexpr bool kDefaultMergeIndexWalks = false;
 
   TransferMethod transfer = kDefaultTransfer;                  ///< ADLIB_TRANSFER
