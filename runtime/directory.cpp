@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include <adlib/runtime/detail/huge_pages.hpp>
 #include <adlib/runtime/error.hpp>
@@ -175,8 +176,8 @@ std::string Directory::register_ids(const std::int64_t* ids, std::size_t count) 
     values.push_back(static_cast<Word>(ids[i] - interval * length));
     values.push_back(static_cast<Word>(i));
   }
-  const auto received = exchange_sparse(comm_, outgoing, operation_, nullptr, std::string(),
-                                        static_cast<std::uint64_t>(holding_) + 1);
+  const auto received = exchange_sparse(comm_, std::move(outgoing), operation_, nullptr,
+                                        std::string(), static_cast<std::uint64_t>(holding_) + 1);
   return keep_entries(received);
 }
 
@@ -302,7 +303,7 @@ std::vector<IdLocation> Directory::locate(const std::vector<std::int64_t>& ids) 
     for (std::size_t s = groups.begin[k]; s < groups.begin[k + 1]; ++s)
       questions[k].values.push_back(ids[groups.order[s]]);
   }
-  const auto asked = exchange_sparse(comm_, questions, operation_, nullptr, error,
+  const auto asked = exchange_sparse(comm_, std::move(questions), operation_, nullptr, error,
                                      static_cast<std::uint64_t>(holding_) + 1);
 
   // Each question answered with (rank, position) in the order asked.
@@ -325,7 +326,7 @@ std::vector<IdLocation> Directory::locate(const std::vector<std::int64_t>& ids) 
       answers[k].values.push_back(found ? it->position : 0);
     }
   }
-  const auto replies = exchange_sparse(comm_, answers, operation_);
+  const auto replies = exchange_sparse(comm_, std::move(answers), operation_);
 
   std::vector<IdLocation> where(ids.size());
   for (const auto& reply : replies) {

@@ -57,9 +57,12 @@ SparseExchangeStatistics exchange_sparse_bytes(const Comm& comm, const SparseSen
     const SparseSend& s = sends[k];
     costs.bytes_sent += s.bytes;
     if (s.peer == me) {
-      // To itself: a copy, which also keeps self-messages out of the probe loop.
-      void* into = inbox.receive_into(me, s.bytes);
-      if (s.bytes > 0) std::memcpy(into, s.data, s.bytes);
+      // To itself: taken as it is or copied, which also keeps self-messages
+      // out of the probe loop.
+      if (!inbox.adopt_own(k)) {
+        void* into = inbox.receive_into(me, s.bytes);
+        if (s.bytes > 0) std::memcpy(into, s.data, s.bytes);
+      }
       ++costs.messages_received;
       costs.bytes_received += s.bytes;
       continue;

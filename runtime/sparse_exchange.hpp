@@ -85,6 +85,12 @@ struct SparseSend {
 class SparseInbox {
  public:
   virtual void* receive_into(int peer, std::size_t bytes) = 0;
+  /// Takes outgoing message `k`, this rank's message to itself, as it is,
+  /// and returns true; or returns false, and the core copies it through
+  /// receive_into().  Taking it saves a copy of the largest message a
+  /// planner usually sends (a Gather's own part), and the first touches
+  /// of the copy's fresh pages.
+  virtual bool adopt_own(std::size_t /*k*/) { return false; }
 
  protected:
   ~SparseInbox() = default;
@@ -104,6 +110,51 @@ SparseExchangeStatistics exchange_sparse_bytes(const Comm& comm, const SparseSen
                                                SparseInbox& inbox, const char* operation,
                                                const std::string& caller_error = {});
 
+/// exchange_sparse's typed part; `adoptable`, when not null, is `outgoing`
+/// itself, which the caller gives up: its message to this rank is moved,
+/// not copied.
+template <class T>
+std::vector<SparseMessage<T>> exchange_sparse_messages(
+    const Comm& comm, const std::vector<SparseMessage<T>>& outgoing,
+    std::vector<SparseMessage<T>>* adoptable, const char* operation,
+    SparseExchangeStatistics* statistics, const std::string& caller_error,
+    std::uint64_t caller_fingerprint) {
+  static_assert(std::is_trivially_copyable<T>::value,
+                "exchange_sparse sends the bytes of T: T must be trivially copyable");
+  std::vector<SparseSend> sends;
+  sends.reserve(outgoing.size());
+  for (const SparseMessage<T>& m : outgoing)
+    sends.push_back({m.peer, m.values.data(), m.values.size() * sizeof(T)});
+
+  struct Inbox final : SparseInbox {
+    std::vector<SparseMessage<T>>* adoptable = nullptr;
+    std::vector<SparseMessage<T>> received;
+    void* receive_into(int peer, std::size_t bytes) override {
+      received.push_back({peer, {}});
+      std::vector<T>& values = received.back().values;
+      // Huge pages where it is large, advised before resize() first
+      // touches it.
+      reserve_huge(values, bytes / sizeof(T));
+      values.resize(bytes / sizeof(T));
+      return values.data();
+    }
+    bool adopt_own(std::size_t k) override {
+      if (!adoptable) return false;
+      received.push_back(std::move((*adoptable)[k]));
+      return true;
+    }
+  } inbox;
+  inbox.adoptable = adoptable;
+  const SparseExchangeStatistics costs = exchange_sparse_bytes(
+      comm, sends.data(), sends.size(), hash_mix(element_fingerprint<T>(), caller_fingerprint),
+      inbox, operation, caller_error);
+  if (statistics) *statistics = costs;
+  // Senders are distinct, so the order is the same whatever the arrival order.
+  std::sort(inbox.received.begin(), inbox.received.end(),
+            [](const SparseMessage<T>& a, const SparseMessage<T>& b) { return a.peer < b.peer; });
+  return std::move(inbox.received);
+}
+
 }  // namespace detail
 
 /// Collective over `comm`: sends each outgoing message to its peer and
@@ -112,7 +163,8 @@ SparseExchangeStatistics exchange_sparse_bytes(const Comm& comm, const SparseSen
 /// - A rank sends at most one message per peer (two messages to one peer are
 ///   an error: concatenate them), so it receives at most one per peer.
 /// - A message may be empty (it is still delivered, with its sender), and may
-///   go to this rank itself (copied locally, no MPI message).
+///   go to this rank itself (copied locally, no MPI message; moved when the
+///   caller gives `outgoing` up, the overload below).
 /// - Every rank must call it with the same element type T (trivially
 ///   copyable); messages carry at most INT_MAX bytes each.
 /// - A peer outside [0, comm.size()), two messages to one peer, an oversized
@@ -136,33 +188,22 @@ std::vector<SparseMessage<T>> exchange_sparse(const Comm& comm,
                                               SparseExchangeStatistics* statistics = nullptr,
                                               const std::string& caller_error = {},
                                               std::uint64_t caller_fingerprint = 0) {
-  static_assert(std::is_trivially_copyable<T>::value,
-                "exchange_sparse sends the bytes of T: T must be trivially copyable");
-  std::vector<detail::SparseSend> sends;
-  sends.reserve(outgoing.size());
-  for (const SparseMessage<T>& m : outgoing)
-    sends.push_back({m.peer, m.values.data(), m.values.size() * sizeof(T)});
+  return detail::exchange_sparse_messages<T>(comm, outgoing, nullptr, operation, statistics,
+                                             caller_error, caller_fingerprint);
+}
 
-  struct Inbox final : detail::SparseInbox {
-    std::vector<SparseMessage<T>> received;
-    void* receive_into(int peer, std::size_t bytes) override {
-      received.push_back({peer, {}});
-      std::vector<T>& values = received.back().values;
-      // Untouched until MPI writes it: huge pages where it is large.
-      detail::reserve_huge(values, bytes / sizeof(T));
-      values.resize(bytes / sizeof(T));
-      return values.data();
-    }
-  } inbox;
-  const SparseExchangeStatistics costs = detail::exchange_sparse_bytes(
-      comm, sends.data(), sends.size(),
-      detail::hash_mix(detail::element_fingerprint<T>(), caller_fingerprint), inbox, operation,
-      caller_error);
-  if (statistics) *statistics = costs;
-  // Senders are distinct, so the order is the same whatever the arrival order.
-  std::sort(inbox.received.begin(), inbox.received.end(),
-            [](const SparseMessage<T>& a, const SparseMessage<T>& b) { return a.peer < b.peer; });
-  return std::move(inbox.received);
+/// As above, for a caller that gives its messages up: the one to this rank
+/// itself is moved into the result instead of copied (`outgoing` is left
+/// valid but unspecified).
+template <class T>
+std::vector<SparseMessage<T>> exchange_sparse(const Comm& comm,
+                                              std::vector<SparseMessage<T>>&& outgoing,
+                                              const char* operation = "exchange_sparse",
+                                              SparseExchangeStatistics* statistics = nullptr,
+                                              const std::string& caller_error = {},
+                                              std::uint64_t caller_fingerprint = 0) {
+  return detail::exchange_sparse_messages<T>(comm, outgoing, &outgoing, operation, statistics,
+                                             caller_error, caller_fingerprint);
 }
 
 }  // namespace adlib

@@ -107,8 +107,8 @@ ExchangePlan negotiate_block_data_plan(const Comm& comm, const std::vector<Block
   if (error.empty()) planned = plan_block_requests(requests);
   std::uint64_t fingerprint = detail::hash_mix(caller_fingerprint, kBlockPlanSalt);
   fingerprint = detail::hash_mix(fingerprint, static_cast<std::uint64_t>(access) + 1);
-  add_block_owner_side(planned.plan, exchange_sparse(comm, planned.to_owners, operation, statistics,
-                                                     error, fingerprint));
+  add_block_owner_side(planned.plan, exchange_sparse(comm, std::move(planned.to_owners), operation,
+                                                     statistics, error, fingerprint));
   return std::move(planned.plan);
 }
 

@@ -319,8 +319,8 @@ DataPlan negotiate_data_plan(const Comm& comm, const RequestSource& requests, Re
   if (error.empty()) planned = plan_data_requests(requests, access, order);
   const std::uint64_t fingerprint =
       detail::hash_mix(caller_fingerprint, static_cast<std::uint64_t>(access) + 1);
-  add_owner_side(planned.plan.exchange, exchange_sparse(comm, planned.to_owners, operation,
-                                                        statistics, error, fingerprint));
+  add_owner_side(planned.plan.exchange, exchange_sparse(comm, std::move(planned.to_owners),
+                                                        operation, statistics, error, fingerprint));
   return std::move(planned.plan);
 }
 

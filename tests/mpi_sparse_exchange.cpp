@@ -3,7 +3,8 @@
 // pattern is drawn from a seed that every rank knows, so each rank computes
 // what it must receive (which senders, which values) without communication.
 // Also: edge patterns (nobody sends, one rank sends to all, self-messages,
-// empty messages, receive-only ranks), back-to-back exchanges and an exchange
+// empty messages, receive-only ranks), messages given up (the own one moved),
+// back-to-back exchanges and an exchange
 // beside a schedule's message in flight (no mixing), misuse on one rank
 // (an adlib::Error everywhere, then a valid exchange still works), and the
 // memory bound: the allocations of an exchange with at most two peers per
@@ -150,6 +151,29 @@ TEST_F(SparseExchange, RandomPatternsMatchTheSerialReference) {
   for (std::uint64_t seed = 0; seed < 36; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     check(Pattern::of(seed), "random pattern");
+  }
+}
+
+// The overload for a caller that gives its messages up: the same results,
+// and its message to itself arrives as the very vector it sent (moved: no
+// copy, no fresh memory).
+TEST_F(SparseExchange, GivenUpMessagesArriveTheSameAndTheOwnOneIsMoved) {
+  for (std::uint64_t seed = 0; seed < 36; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const Pattern pattern = Pattern::of(seed);
+    Messages out = outgoing_of(pattern, me_, p_);
+    const std::int64_t* own = nullptr;
+    for (const auto& m : out)
+      if (m.peer == me_ && !m.values.empty()) own = m.values.data();
+    const Messages in = adlib::exchange_sparse(comm_, std::move(out), "test");
+    expect_same(in, expected_by(pattern, me_, p_), "given up");
+    if (own) {
+      const auto mine =
+          std::find_if(in.begin(), in.end(),
+                       [&](const SparseMessage<std::int64_t>& m) { return m.peer == me_; });
+      ASSERT_NE(mine, in.end());
+      EXPECT_EQ(mine->values.data(), own) << "the message to itself was copied, not moved";
+    }
   }
 }
 
