@@ -43,6 +43,49 @@ Offsets random_offsets(adlib_test::Rng& rng) {
   return out;
 }
 
+// The one layout from() may choose: every maximal stretch of at least
+// `min_run` consecutive offsets is a run, everything between runs is one
+// stretch of singles (kept in order), and the positions add up.
+void expect_canonical_segments(const IndexList& list, const Offsets& offsets,
+                               std::int64_t min_run) {
+  min_run = std::max<std::int64_t>(min_run, 2);
+  std::int64_t position = 0, singles = 0;
+  for (std::size_t k = 0; k < list.segments.size(); ++k) {
+    const IndexList::Segment& s = list.segments[k];
+    ASSERT_EQ(s.position, position) << "segment " << k;
+    ASSERT_GT(s.count, 0) << "segment " << k;
+    const auto at = [&](std::int64_t i) { return offsets[static_cast<std::size_t>(i)]; };
+    if (s.run) {
+      ASSERT_GE(s.count, min_run);
+      ASSERT_EQ(s.first, at(position));
+      for (std::int64_t i = 1; i < s.count; ++i) {
+        ASSERT_EQ(at(position + i), s.first + i);
+      }
+      if (position > 0) {
+        ASSERT_NE(at(position - 1) + 1, at(position)) << "run " << k << " starts late";
+      }
+      const std::int64_t end = position + s.count;
+      if (end < list.count) {
+        ASSERT_NE(at(end - 1) + 1, at(end)) << "run " << k << " ends early";
+      }
+    } else {
+      ASSERT_EQ(s.first, singles) << "segment " << k;
+      if (k > 0) {
+        ASSERT_TRUE(list.segments[k - 1].run) << "two stretches of singles in a row";
+      }
+      std::int64_t streak = 1;
+      for (std::int64_t i = 1; i < s.count; ++i) {
+        streak = at(position + i) == at(position + i - 1) + 1 ? streak + 1 : 1;
+        ASSERT_LT(streak, min_run) << "a run left among singles, segment " << k;
+      }
+      singles += s.count;
+    }
+    position += s.count;
+  }
+  ASSERT_EQ(position, list.count);
+  ASSERT_EQ(static_cast<std::int64_t>(list.singles.size()), singles);
+}
+
 TEST(SerialIndexList, KeepsTheSequenceAndItsRepeats) {
   adlib_test::Rng rng(3);
   for (int trial = 0; trial < 2000; ++trial) {
@@ -50,6 +93,7 @@ TEST(SerialIndexList, KeepsTheSequenceAndItsRepeats) {
     const IndexList list = IndexList::from(offsets);
     ASSERT_EQ(list.offsets(), offsets);
     ASSERT_EQ(list.count, static_cast<std::int64_t>(offsets.size()));
+    expect_canonical_segments(list, offsets, adlib::kMinIndexRun);
     std::vector<std::int64_t> sorted = offsets;
     std::sort(sorted.begin(), sorted.end());
     ASSERT_EQ(list.repeats, std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end());
@@ -63,6 +107,15 @@ TEST(SerialIndexList, KeepsTheSequenceAndItsRepeats) {
     }
     ASSERT_EQ(static_cast<std::int64_t>(list.singles.size()), singles);
   }
+  // A long list in which each offset follows the one before it at a coin
+  // toss (a Gather's requester side at two ranks): rare runs among singles.
+  Offsets coin(100000);
+  for (std::size_t k = 1; k < coin.size(); ++k)
+    coin[k] = coin[k - 1] + (rng.chance(50) ? 1 : rng.uniform(2, 5));
+  const IndexList tossed = IndexList::from(coin);
+  ASSERT_EQ(tossed.offsets(), coin);
+  expect_canonical_segments(tossed, coin, adlib::kMinIndexRun);
+  EXPECT_GT(tossed.segments.size(), 100u);
   // A long run costs one segment; scattered offsets cost 8 bytes each.
   Offsets run(10000);
   for (std::int64_t k = 0; k < 10000; ++k) run[k] = 7 + k;
@@ -82,6 +135,7 @@ TEST(SerialIndexList, ShorterRunsOnRequest) {
     const std::int64_t min_run = rng.uniform(0, 9);
     const IndexList list = IndexList::from(offsets, min_run);
     ASSERT_EQ(list.offsets(), offsets);
+    expect_canonical_segments(list, offsets, min_run);
     for (const auto& segment : list.segments) {
       if (segment.run) {
         ASSERT_GE(segment.count, std::max<std::int64_t>(min_run, 2));
