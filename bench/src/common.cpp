@@ -4,6 +4,7 @@
 
 #include "bench_commit.hpp"  // ADLIB_BENCH_ADLIB_COMMIT, generated at build time
 
+#include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -263,6 +264,10 @@ long long process_page_faults() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return usage.ru_minflt;
+}
+
+void release_free_memory() {
+  malloc_trim(0);
 }
 
 long long iterations_per_repeat(double t_w) {

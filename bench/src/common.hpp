@@ -74,6 +74,12 @@ double min_over_ranks(double value);
 double process_cpu_seconds();
 // Minor page faults of this process so far (all threads).
 long long process_page_faults();
+// Hands the heap's free pages back to the system (malloc_trim), so that a
+// setup line finds the same heap state whatever ran before it in this
+// process: every line then pays the first touches of the memory it
+// allocates (SCENARIOS.md: setup includes them), instead of reusing pages
+// an earlier line touched and freed.
+void release_free_memory();
 // Iterations per repeat from t_w (seconds): ceil(1 s / t_w) when 200 t_w >=
 // 1 s, else max(200, ceil(min_rep / t_w)), min_rep = $ANCHORS_MIN_REP_S or 0.2.
 long long iterations_per_repeat(double t_w);
@@ -120,9 +126,11 @@ Measurement time_op(Op&& op, const TimeOptions& options = {}) {
   return summarize(per_repeat, n, probes, cpu_shares);
 }
 
-// A setup line: MPI_Barrier, the setup once, MAX over ranks; one probe after.
+// A setup line: the heap's free pages released, MPI_Barrier, the setup
+// once, MAX over ranks; one probe after.
 template <class Setup>
 Measurement time_setup(Setup&& setup) {
+  release_free_memory();
   MPI_Barrier(comm());
   const long long f0 = process_page_faults();
   const double c0 = process_cpu_seconds();
