@@ -140,6 +140,8 @@ Configuration Configuration::parse(const std::function<const char*(const char*)>
   if (value("ADLIB_TRANSFER", v)) c.transfer = parse_transfer_setting("ADLIB_TRANSFER", v);
   if (value("ADLIB_DATATYPE_MIN_BYTES", v))
     c.datatype_min_bytes = parse_bytes_setting("ADLIB_DATATYPE_MIN_BYTES", v);
+  if (value("ADLIB_DENSE_DATATYPE_MAX_BYTES", v))
+    c.dense_datatype_max_bytes = parse_bytes_setting("ADLIB_DENSE_DATATYPE_MAX_BYTES", v);
   if (value("ADLIB_CHECK_PEERS", v)) c.check_peers = parse_bool_setting("ADLIB_CHECK_PEERS", v);
   if (value("ADLIB_GPU_AWARE_MPI", v))
     c.gpu_aware_mpi = parse_bool_setting("ADLIB_GPU_AWARE_MPI", v);
@@ -214,6 +216,7 @@ std::uint64_t Configuration::fingerprint() const {
   std::uint64_t h = detail::hash_start();
   h = detail::hash_mix(h, static_cast<std::uint64_t>(transfer));
   h = detail::hash_mix(h, static_cast<std::uint64_t>(datatype_min_bytes));
+  h = detail::hash_mix(h, static_cast<std::uint64_t>(dense_datatype_max_bytes));
   h = detail::hash_mix(h, check_peers);
   h = detail::hash_mix(h, gpu_aware_mpi);
   h = detail::hash_mix(h, checked);
@@ -231,6 +234,7 @@ std::uint64_t Configuration::fingerprint() const {
 std::string Configuration::describe() const {
   return std::string("transfer=") + transfer_method_name(transfer) +
          " datatype_min_bytes=" + std::to_string(datatype_min_bytes) +
+         " dense_datatype_max_bytes=" + std::to_string(dense_datatype_max_bytes) +
          " check_peers=" + (check_peers ? "1" : "0") +
          " gpu_aware_mpi=" + (gpu_aware_mpi ? "1" : "0") + " checked=" + (checked ? "1" : "0") +
          " force_staging=" + (force_staging ? "1" : "0") +
@@ -244,7 +248,8 @@ std::string Configuration::describe() const {
 
 bool Configuration::operator==(const Configuration& o) const {
   return transfer == o.transfer && datatype_min_bytes == o.datatype_min_bytes &&
-         check_peers == o.check_peers && gpu_aware_mpi == o.gpu_aware_mpi && checked == o.checked &&
+         dense_datatype_max_bytes == o.dense_datatype_max_bytes && check_peers == o.check_peers &&
+         gpu_aware_mpi == o.gpu_aware_mpi && checked == o.checked &&
          force_staging == o.force_staging && reduction == o.reduction && broadcast == o.broadcast &&
          reduction_long_bytes == o.reduction_long_bytes &&
          reduction_split_bytes == o.reduction_split_bytes && ranks_per_node == o.ranks_per_node &&

@@ -14,6 +14,7 @@
 /// @verbatim
 ///   ADLIB_TRANSFER=auto|pack|datatype   how non-contiguous host messages travel
 ///   ADLIB_DATATYPE_MIN_BYTES=<bytes>    the automatic rule's size threshold
+///   ADLIB_DENSE_DATATYPE_MAX_BYTES=<bytes> messages of long rows up to this size as datatypes
 ///   ADLIB_CHECK_PEERS=<bool>            build() checks both ends of every message
 ///   ADLIB_GPU_AWARE_MPI=<bool>          device buffers go to MPI directly
 ///   ADLIB_CHECKED=<bool>                execution agrees on the arrays across ranks
@@ -61,15 +62,27 @@ struct Configuration {
   static constexpr TransferMethod kDefaultTransfer = TransferMethod::automatic;
   /// the message size from which `automatic` sends MPI datatypes,
   static constexpr std::int64_t kDefaultDatatypeMinBytes = 16384;
+  /// the largest message of long rows it sends as one (0: none),
+  static constexpr std::int64_t kDefaultDenseDatatypeMaxBytes = 0;
   /// and whether two index walks of one array are merged (off: measured
   /// faster on this project's machines, see docs/performance.md).
   static constexpr bool kDefaultMergeIndexWalks = false;
 
   TransferMethod transfer = kDefaultTransfer;                  ///< ADLIB_TRANSFER
   std::int64_t datatype_min_bytes = kDefaultDatatypeMinBytes;  ///< ADLIB_DATATYPE_MIN_BYTES
-  bool check_peers = false;                                    ///< ADLIB_CHECK_PEERS
-  bool gpu_aware_mpi = false;                                  ///< ADLIB_GPU_AWARE_MPI
-  bool checked = false;                                        ///< ADLIB_CHECKED
+  /// ADLIB_DENSE_DATATYPE_MAX_BYTES: `automatic` also sends a message whose
+  /// rows are all a cache line or longer (a face of a 3-D block) as an MPI
+  /// datatype when it has at most this many bytes (0: never).  Where
+  /// Open MPI moves large contiguous messages by cross-memory attach and
+  /// that is slow (a system call and a handshake per message), a packed
+  /// message of tens of KiB loses to the datatype, which travels through
+  /// shared buffers: H3D-64's 32 KiB plane 20 against 16 us on this
+  /// project's VMs, where without cross-memory attach packing wins (10
+  /// against 15).  scripts/tune measures it (docs/performance.md).
+  std::int64_t dense_datatype_max_bytes = kDefaultDenseDatatypeMaxBytes;
+  bool check_peers = false;    ///< ADLIB_CHECK_PEERS
+  bool gpu_aware_mpi = false;  ///< ADLIB_GPU_AWARE_MPI
+  bool checked = false;        ///< ADLIB_CHECKED
   /// ADLIB_FORCE_STAGING: every message goes through pack buffers and their
   /// separate host twins, as messages of device memory without GPU-aware MPI
   /// do, even when the arrays are host memory.  Slower; it exists so that

@@ -23,8 +23,8 @@ const std::vector<std::string>& tunable_settings() {
   // program asks for (ADLIB_CHECKED, ADLIB_TRANSFER, ...) stay with the
   // environment.
   static const std::vector<std::string> names = {
-      "ADLIB_DATATYPE_MIN_BYTES", "ADLIB_REDUCTION_LONG_BYTES", "ADLIB_REDUCTION_SPLIT_BYTES",
-      "ADLIB_COLLECTIVE_PIECE_BYTES", "ADLIB_MERGE_INDEX_WALKS"};
+      "ADLIB_DATATYPE_MIN_BYTES",    "ADLIB_DENSE_DATATYPE_MAX_BYTES", "ADLIB_REDUCTION_LONG_BYTES",
+      "ADLIB_REDUCTION_SPLIT_BYTES", "ADLIB_COLLECTIVE_PIECE_BYTES",   "ADLIB_MERGE_INDEX_WALKS"};
   return names;
 }
 

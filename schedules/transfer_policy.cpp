@@ -36,7 +36,6 @@ bool uses_datatype(const PeerMessage& m, std::size_t element_size, const Transfe
       break;
   }
   const auto size = static_cast<std::int64_t>(element_size);
-  if (m.count * size < policy.datatype_min_bytes) return false;
   // A long list of blocks makes a large type for little gain: those are
   // packed (the plan fuses regular runs, so halos and tiles stay short).
   constexpr std::size_t kMaxBlocks = 64;
@@ -46,14 +45,22 @@ bool uses_datatype(const PeerMessage& m, std::size_t element_size, const Transfe
   // pitch that is a multiple of 2 KiB keeps every row in one or two
   // positions of its page, so all rows compete for the same cache sets:
   // there Open MPI's engine measured 1.1-3x slower than packing, and such
-  // messages stay packed.  Everything denser packs at memory speed.
+  // messages stay packed.  Rows of a cache line or longer pack at memory
+  // speed; they travel as a datatype only in messages small enough that
+  // the packed message's transport costs more than the engine (the
+  // configuration's dense_datatype_max_bytes, measured per machine).
+  // Anything else (short rows closer than a page) is packed.
+  bool scattered = true, long_rows = true;
   for (const StridedBlock& b : m.blocks) {
     const Rows r = rows_of(b);
     const std::int64_t pitch = r.pitch * size;
-    if (r.length * size >= kCacheLineBytes) return false;
-    if (pitch < kPageBytes || pitch % (kPageBytes / 2) == 0) return false;
+    const bool short_row = r.length * size < kCacheLineBytes;
+    long_rows = long_rows && !short_row;
+    scattered = scattered && short_row && pitch >= kPageBytes && pitch % (kPageBytes / 2) != 0;
   }
-  return true;
+  const std::int64_t bytes = m.count * size;
+  if (scattered) return bytes >= policy.datatype_min_bytes;
+  return long_rows && bytes > 0 && bytes <= policy.dense_datatype_max_bytes;
 }
 
 }  // namespace adlib

@@ -19,16 +19,20 @@
 ///              page apart, at a pitch that is not a multiple of 2 KiB (the
 ///              column halo of a wide row-major array: packing it costs a
 ///              TLB miss per element); anything denser packs at memory speed
-///              and stays packed
+///              and stays packed, except that a message whose rows are all
+///              a cache line or longer travels as a datatype when it has
+///              at most `dense_datatype_max_bytes` (0 by default; where
+///              Open MPI's single copy makes a packed message of tens of
+///              KiB slower than its datatype engine, scripts/tune raises it)
 ///   pack       every message that is not one contiguous block is packed
 ///   datatype   every message that is not one contiguous block uses a datatype
 /// @endverbatim
 ///
 /// The default comes from the schedule's Configuration (runtime/
 /// configuration.hpp), itself from the environment unless given:
-/// `ADLIB_TRANSFER=auto|pack|datatype` and `ADLIB_DATATYPE_MIN_BYTES=<bytes>`
-/// (default 16384).  Memory that the host cannot address (device memory) is
-/// always packed.
+/// `ADLIB_TRANSFER=auto|pack|datatype`, `ADLIB_DATATYPE_MIN_BYTES=<bytes>`
+/// (default 16384) and `ADLIB_DENSE_DATATYPE_MAX_BYTES=<bytes>` (default 0).  Memory that the host
+/// cannot address (device memory) is always packed.
 #pragma once
 
 #include <cstddef>
@@ -50,11 +54,15 @@ struct TransferPolicy {
   /// Index-list messages of one array share one walk over it
   /// (Configuration::merge_index_walks).
   bool merge_index_walks = Configuration::kDefaultMergeIndexWalks;
+  /// The automatic rule's limit for dense messages
+  /// (Configuration::dense_datatype_max_bytes; 0: they are packed).
+  std::int64_t dense_datatype_max_bytes = Configuration::kDefaultDenseDatatypeMaxBytes;
 
-  /// The policy of a configuration (its transfer, datatype_min_bytes and
-  /// merge_index_walks).
+  /// The policy of a configuration (its transfer, datatype_min_bytes,
+  /// merge_index_walks and dense_datatype_max_bytes).
   static TransferPolicy from(const Configuration& config) {
-    return TransferPolicy{config.transfer, config.datatype_min_bytes, config.merge_index_walks};
+    return TransferPolicy{config.transfer, config.datatype_min_bytes, config.merge_index_walks,
+                          config.dense_datatype_max_bytes};
   }
   /// The policy ADLIB_TRANSFER and ADLIB_DATATYPE_MIN_BYTES ask for now (the
   /// defaults above where they are unset), parsed afresh; throws adlib::Error

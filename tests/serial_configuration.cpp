@@ -122,15 +122,29 @@ TEST(Configuration, DatatypeThreshold) {
   }
 }
 
+// ADLIB_DENSE_DATATYPE_MAX_BYTES: bytes, 0 (never) by default, named by
+// describe(), refused like every byte count.
+TEST(Configuration, DenseDatatypeLimit) {
+  EXPECT_EQ(parse({}).dense_datatype_max_bytes, 0);
+  EXPECT_EQ(parse({{"ADLIB_DENSE_DATATYPE_MAX_BYTES", "32768"}}).dense_datatype_max_bytes, 32768);
+  EXPECT_NE(parse({{"ADLIB_DENSE_DATATYPE_MAX_BYTES", "32768"}})
+                .describe()
+                .find("dense_datatype_max_bytes=32768"),
+            std::string::npos);
+  const std::string message = rejection({{"ADLIB_DENSE_DATATYPE_MAX_BYTES", "32k"}});
+  EXPECT_NE(message.find("ADLIB_DENSE_DATATYPE_MAX_BYTES=32k"), std::string::npos) << message;
+}
+
 TEST(Configuration, FingerprintSeesEveryField) {
   const Configuration base;
-  Configuration c[6] = {base, base, base, base, base, base};
+  Configuration c[7] = {base, base, base, base, base, base, base};
   c[0].transfer = TransferMethod::pack;
   c[1].datatype_min_bytes = 1;
   c[2].check_peers = true;
   c[3].gpu_aware_mpi = true;
   c[4].checked = true;
   c[5].merge_index_walks = !base.merge_index_walks;
+  c[6].dense_datatype_max_bytes = 32768;
   for (const Configuration& x : c) {
     EXPECT_NE(x.fingerprint(), base.fingerprint()) << x.describe();
     EXPECT_NE(x, base);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // TransferPolicy: which messages the automatic rule hands to MPI as derived
-// datatypes (long messages of short rows), the forced choices, and the
+// datatypes (long messages of short rows, small messages of long rows up to
+// the dense limit), the forced choices, and the
 // environment variables that set the default.
 #include <gtest/gtest.h>
 
@@ -77,6 +78,42 @@ TEST(TransferPolicy, AutomaticTakesLongMessagesOfShortRows) {
   EXPECT_TRUE(adlib::uses_datatype(message(many), 8, automatic));
 }
 
+// Messages whose rows are all a cache line or longer (H3D-64's face: 64
+// rows of 64 doubles, 66 apart) are packed unless the policy's dense limit
+// admits them, up to and including that many bytes; other shapes do not
+// change with the limit.
+TEST(TransferPolicy, AutomaticTakesSmallMessagesOfLongRowsUpToTheDenseLimit) {
+  const PeerMessage face = message({StridedBlock::make(0, {64, 64}, {66, 1})});  // 32 KiB
+  TransferPolicy automatic;
+  EXPECT_EQ(automatic.dense_datatype_max_bytes, 0);
+  EXPECT_FALSE(adlib::uses_datatype(face, 8, automatic));
+  automatic.dense_datatype_max_bytes = 32768;
+  EXPECT_TRUE(adlib::uses_datatype(face, 8, automatic));
+  automatic.dense_datatype_max_bytes = 32767;
+  EXPECT_FALSE(adlib::uses_datatype(face, 8, automatic));
+  automatic.dense_datatype_max_bytes = 1 << 20;
+  EXPECT_TRUE(adlib::uses_datatype(face, 8, automatic));
+  // Larger than the limit: packed (H3D-256's 512 KiB face).
+  EXPECT_FALSE(adlib::uses_datatype(message({StridedBlock::make(0, {256, 256}, {258, 1})}), 8,
+                                    {TransferMethod::automatic, 16384, false, 256 * 1024}));
+  // Rows of exactly a cache line are long; several blocks of long rows too.
+  EXPECT_TRUE(
+      adlib::uses_datatype(message({StridedBlock::make(0, {512, 8}, {1000, 1})}), 8, automatic));
+  EXPECT_TRUE(adlib::uses_datatype(
+      message({StridedBlock::make(0, {16, 64}, {66, 1}), StridedBlock::make(9000, {64}, {1})}), 8,
+      automatic));
+  // A short row anywhere: not a message of long rows.  Short rows closer
+  // than a page stay packed; scattered ones follow datatype_min_bytes only.
+  EXPECT_FALSE(adlib::uses_datatype(
+      message({StridedBlock::make(0, {16, 64}, {66, 1}), StridedBlock::make(9000, {64}, {2})}), 8,
+      automatic));
+  EXPECT_FALSE(adlib::uses_datatype(column(2048, 2), sizeof(double), automatic));
+  EXPECT_FALSE(adlib::uses_datatype(column(512, 1026), sizeof(double), automatic));
+  EXPECT_TRUE(adlib::uses_datatype(column(2048, 1026), sizeof(double), automatic));
+  // Forced packing wins over the limit.
+  EXPECT_FALSE(adlib::uses_datatype(face, 8, {TransferMethod::pack, 16384, false, 1 << 20}));
+}
+
 TEST(TransferPolicy, ForcedChoicesAndDirectMessages) {
   const TransferPolicy pack{TransferMethod::pack, 0}, datatype{TransferMethod::datatype, 0};
   EXPECT_FALSE(adlib::uses_datatype(column(8192, 4098), 8, pack));
@@ -95,9 +132,13 @@ TEST(TransferPolicy, FromEnvironment) {
   EXPECT_EQ(p.datatype_min_bytes, 16384);
   setenv("ADLIB_TRANSFER", "datatype", 1);
   setenv("ADLIB_DATATYPE_MIN_BYTES", "4096", 1);
+  setenv("ADLIB_DENSE_DATATYPE_MAX_BYTES", "65536", 1);
   p = TransferPolicy::from_environment();
   EXPECT_EQ(p.method, TransferMethod::datatype);
   EXPECT_EQ(p.datatype_min_bytes, 4096);
+  EXPECT_EQ(p.dense_datatype_max_bytes, 65536);
+  unsetenv("ADLIB_DENSE_DATATYPE_MAX_BYTES");
+  EXPECT_EQ(TransferPolicy::from_environment().dense_datatype_max_bytes, 0);
   setenv("ADLIB_TRANSFER", "pack", 1);
   EXPECT_EQ(TransferPolicy::from_environment().method, TransferMethod::pack);
   setenv("ADLIB_TRANSFER", "packed", 1);

@@ -117,13 +117,17 @@ TEST(TuningFile, DefaultPathFollowsTheVariables) {
 // default < file < environment variable; a bad value in the file is
 // rejected as a bad environment value is.
 TEST(TuningFile, SitsBeneathTheEnvironment) {
-  const TemporaryFile file("ADLIB_DATATYPE_MIN_BYTES=4096\nADLIB_REDUCTION_LONG_BYTES=512\n");
+  const TemporaryFile file(
+      "ADLIB_DATATYPE_MIN_BYTES=4096\nADLIB_REDUCTION_LONG_BYTES=512\n"
+      "ADLIB_DENSE_DATATYPE_MAX_BYTES=32768\n");
   const ScopedVariable chosen("ADLIB_TUNING_FILE", file.path.c_str());
   {
     const ScopedVariable unset("ADLIB_DATATYPE_MIN_BYTES", nullptr);
     const ScopedVariable unset_long("ADLIB_REDUCTION_LONG_BYTES", nullptr);
+    const ScopedVariable unset_dense("ADLIB_DENSE_DATATYPE_MAX_BYTES", nullptr);
     const Configuration c = Configuration::from_environment();
     EXPECT_EQ(c.datatype_min_bytes, 4096);
+    EXPECT_EQ(c.dense_datatype_max_bytes, 32768);
     EXPECT_EQ(c.reduction_long_bytes, 512);
     EXPECT_EQ(c.collective_piece_bytes, Configuration{}.collective_piece_bytes);
   }

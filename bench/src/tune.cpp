@@ -17,7 +17,15 @@
 // three pitches; the threshold is the smallest size from which the
 // datatype is at least as fast, its times summed over the pitches, at every
 // larger size.
-// Where it never is, the threshold is 2^40 bytes: always pack.
+// Where it never is, the threshold is 2^40 bytes: always pack.  And
+// ADLIB_DENSE_DATATYPE_MAX_BYTES, the largest message of long rows (a
+// cache line or more: a face of a 3-D block) that the automatic rule sends
+// as a datatype: faces of rows of 64 and of 256 doubles, 8 to 256 KiB,
+// exchanged both ways; the limit is the largest size up to which the
+// datatype is at least as fast, summed over the two row lengths, at every
+// smaller size (0: never).  Which way wins depends on how Open MPI moves a
+// large contiguous message: where cross-memory attach is slow, the packed
+// message of tens of KiB loses (docs/performance.md).
 //
 // The prefetch distance of the index-list loops is not measured: 8 to 64
 // elements measured alike on both CPUs tried (runtime/detail/
@@ -71,6 +79,39 @@ double column_exchange_us(Index n, Index pitch_bytes, adlib::TransferMethod meth
                    static_cast<long long>(n), static_cast<long long>(pitch_bytes));
       MPI_Abort(MPI_COMM_WORLD, 1);
     }
+  return m.median_us;
+}
+
+// One exchange of a face of `rows` rows of `row_length` doubles (two
+// doubles apart) with rank r^1, by `method`, the face rewritten before each
+// exchange: the median time per exchange (us, MAX over ranks).  The
+// received face is checked once after the timing.
+double face_exchange_us(Index rows, Index row_length, adlib::TransferMethod method) {
+  const int me = rank(), partner = me ^ 1;
+  const Index pitch = row_length + 2, face = rows * pitch;
+  std::vector<double> a(static_cast<std::size_t>(2 * face), 0.0);
+  adlib::BlockMessSchedule<Kokkos::HostSpace> s{adlib::Comm(comm())};
+  s.send(partner, adlib::StridedBlock::make(1, {rows, row_length}, {pitch, 1}));
+  s.recv(partner, adlib::StridedBlock::make(face + 1, {rows, row_length}, {pitch, 1}));
+  s.build();
+  s.set_transfer({method, 0});
+  s.prepare<double>();
+  const auto sent = [&](int from, Index i, Index j) {
+    return 1e8 * from + static_cast<double>(i * row_length + j);
+  };
+  const Measurement m = time_op([&] {
+    for (Index i = 0; i < rows; ++i)
+      for (Index j = 0; j < row_length; ++j)
+        a[static_cast<std::size_t>(i * pitch + 1 + j)] = sent(me, i, j);
+    s.execute(a.data(), a.size(), a.data(), a.size());
+  });
+  for (Index i = 0; i < rows; ++i)
+    for (Index j = 0; j < row_length; ++j)
+      if (a[static_cast<std::size_t>(face + i * pitch + 1 + j)] != sent(partner, i, j)) {
+        std::fprintf(stderr, "adlib_bench --adlib_tune: wrong face value received (%lld x %lld)\n",
+                     static_cast<long long>(rows), static_cast<long long>(row_length));
+        MPI_Abort(MPI_COMM_WORLD, 1);
+      }
   return m.median_us;
 }
 
@@ -140,6 +181,31 @@ int run_tuning(const std::string& path) {
         std::fflush(stdout);
       }
     }
+  // Faces of long rows, 8 to 256 KiB, at two row lengths.
+  const std::vector<Index> face_bytes = {8192, 16384, 32768, 65536, 131072, 262144};
+  const std::vector<Index> row_lengths = {64, 256};
+  std::string face_table;
+  std::vector<double> face_packed(face_bytes.size(), 0.0), face_typed(face_bytes.size(), 0.0);
+  for (const Index row_length : row_lengths)
+    for (std::size_t b = 0; b < face_bytes.size(); ++b) {
+      const Index rows = face_bytes[b] / (row_length * Index(sizeof(double)));
+      const double packed = face_exchange_us(rows, row_length, adlib::TransferMethod::pack);
+      const double typed = face_exchange_us(rows, row_length, adlib::TransferMethod::datatype);
+      face_packed[b] += packed;
+      face_typed[b] += typed;
+      char row[160];
+      std::snprintf(
+          row, sizeof row, "#   %4lld rows of %4lld doubles: pack %9.2f us, datatype %9.2f us\n",
+          static_cast<long long>(rows), static_cast<long long>(row_length), packed, typed);
+      face_table += row;
+      if (rank() == 0) {
+        std::fputs(row + 4, stdout);
+        std::fflush(stdout);
+      }
+    }
+  std::int64_t dense_limit = 0;
+  for (std::size_t b = 0; b < face_bytes.size() && face_typed[b] <= face_packed[b]; ++b)
+    dense_limit = face_bytes[b];
   // Merged index-list walks against one loop per list, alternating three
   // times (the host's speed drifts by 15 % between consecutive runs here):
   // the medians decide.
@@ -174,7 +240,11 @@ int run_tuning(const std::string& path) {
         << "# column exchanges with rank r^1, packed or as an MPI datatype (median of 5):\n"
         << table << "# the smallest size from which the datatype is as fast, summed over the "
         << "pitches, at every larger size (2^40: never):\nADLIB_DATATYPE_MIN_BYTES=" << threshold
-        << "\n"
+        << "\n# faces of long rows with rank r^1, packed or as an MPI datatype (median of 5):\n"
+        << face_table
+        << "# the largest size up to which the datatype is as fast, summed over the row "
+           "lengths, at every smaller size (0: never):\nADLIB_DENSE_DATATYPE_MAX_BYTES="
+        << dense_limit << "\n"
         << "# GA1 and SC1 (2^18 indices into 2^22 doubles), median of 5, alternating:\n#   index "
            "walks merged (3 rounds): "
         << merged_detail << "\n#   one loop per list:  " << separate_detail
@@ -183,8 +253,11 @@ int run_tuning(const std::string& path) {
       std::fprintf(stderr, "adlib_bench --adlib_tune: cannot write %s\n", path.c_str());
       return 1;
     }
-    std::printf("ADLIB_DATATYPE_MIN_BYTES=%lld ADLIB_MERGE_INDEX_WALKS=%d written to %s\n",
-                static_cast<long long>(threshold), merge ? 1 : 0, path.c_str());
+    std::printf(
+        "ADLIB_DATATYPE_MIN_BYTES=%lld ADLIB_DENSE_DATATYPE_MAX_BYTES=%lld "
+        "ADLIB_MERGE_INDEX_WALKS=%d written to %s\n",
+        static_cast<long long>(threshold), static_cast<long long>(dense_limit), merge ? 1 : 0,
+        path.c_str());
   }
   return 0;
 }
