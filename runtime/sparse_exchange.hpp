@@ -85,12 +85,11 @@ struct SparseSend {
 class SparseInbox {
  public:
   virtual void* receive_into(int peer, std::size_t bytes) = 0;
-  /// Takes outgoing message `k`, this rank's message to itself, as it is,
-  /// and returns true; or returns false, and the core copies it through
-  /// receive_into().  Taking it saves a copy of the largest message a
-  /// planner usually sends (a Gather's own part), and the first touches
-  /// of the copy's fresh pages.
-  virtual bool adopt_own(std::size_t /*k*/) { return false; }
+  /// Delivers outgoing message `k`, this rank's message to itself, without
+  /// MPI: moved where the caller gave its messages up (it is often a
+  /// planner's largest, a Gather's own part, and a copy costs fresh pages'
+  /// first touches), else copied.
+  virtual void take_own(std::size_t k) = 0;
 
  protected:
   ~SparseInbox() = default;
@@ -110,15 +109,15 @@ SparseExchangeStatistics exchange_sparse_bytes(const Comm& comm, const SparseSen
                                                SparseInbox& inbox, const char* operation,
                                                const std::string& caller_error = {});
 
-/// exchange_sparse's typed part; `adoptable`, when not null, is `outgoing`
-/// itself, which the caller gives up: its message to this rank is moved,
-/// not copied.
-template <class T>
-std::vector<SparseMessage<T>> exchange_sparse_messages(
-    const Comm& comm, const std::vector<SparseMessage<T>>& outgoing,
-    std::vector<SparseMessage<T>>* adoptable, const char* operation,
-    SparseExchangeStatistics* statistics, const std::string& caller_error,
-    std::uint64_t caller_fingerprint) {
+/// exchange_sparse's typed part.  `Messages` is std::vector<SparseMessage<T>>,
+/// const unless the caller gives its messages up: then its message to this
+/// rank is moved, not copied.
+template <class T, class Messages>
+std::vector<SparseMessage<T>> exchange_sparse_messages(const Comm& comm, Messages& outgoing,
+                                                       const char* operation,
+                                                       SparseExchangeStatistics* statistics,
+                                                       const std::string& caller_error,
+                                                       std::uint64_t caller_fingerprint) {
   static_assert(std::is_trivially_copyable<T>::value,
                 "exchange_sparse sends the bytes of T: T must be trivially copyable");
   std::vector<SparseSend> sends;
@@ -127,7 +126,7 @@ std::vector<SparseMessage<T>> exchange_sparse_messages(
     sends.push_back({m.peer, m.values.data(), m.values.size() * sizeof(T)});
 
   struct Inbox final : SparseInbox {
-    std::vector<SparseMessage<T>>* adoptable = nullptr;
+    Messages* outgoing = nullptr;
     std::vector<SparseMessage<T>> received;
     void* receive_into(int peer, std::size_t bytes) override {
       received.push_back({peer, {}});
@@ -138,13 +137,17 @@ std::vector<SparseMessage<T>> exchange_sparse_messages(
       values.resize(bytes / sizeof(T));
       return values.data();
     }
-    bool adopt_own(std::size_t k) override {
-      if (!adoptable) return false;
-      received.push_back(std::move((*adoptable)[k]));
-      return true;
+    void take_own(std::size_t k) override {
+      if constexpr (std::is_const<Messages>::value) {
+        const std::vector<T>& own = (*outgoing)[k].values;
+        std::copy(own.begin(), own.end(),
+                  static_cast<T*>(receive_into((*outgoing)[k].peer, own.size() * sizeof(T))));
+      } else {
+        received.push_back(std::move((*outgoing)[k]));
+      }
     }
   } inbox;
-  inbox.adoptable = adoptable;
+  inbox.outgoing = &outgoing;
   const SparseExchangeStatistics costs = exchange_sparse_bytes(
       comm, sends.data(), sends.size(), hash_mix(element_fingerprint<T>(), caller_fingerprint),
       inbox, operation, caller_error);
@@ -188,8 +191,8 @@ std::vector<SparseMessage<T>> exchange_sparse(const Comm& comm,
                                               SparseExchangeStatistics* statistics = nullptr,
                                               const std::string& caller_error = {},
                                               std::uint64_t caller_fingerprint = 0) {
-  return detail::exchange_sparse_messages<T>(comm, outgoing, nullptr, operation, statistics,
-                                             caller_error, caller_fingerprint);
+  return detail::exchange_sparse_messages<T>(comm, outgoing, operation, statistics, caller_error,
+                                             caller_fingerprint);
 }
 
 /// As above, for a caller that gives its messages up: the one to this rank
@@ -202,8 +205,8 @@ std::vector<SparseMessage<T>> exchange_sparse(const Comm& comm,
                                               SparseExchangeStatistics* statistics = nullptr,
                                               const std::string& caller_error = {},
                                               std::uint64_t caller_fingerprint = 0) {
-  return detail::exchange_sparse_messages<T>(comm, outgoing, &outgoing, operation, statistics,
-                                             caller_error, caller_fingerprint);
+  return detail::exchange_sparse_messages<T>(comm, outgoing, operation, statistics, caller_error,
+                                             caller_fingerprint);
 }
 
 }  // namespace adlib

@@ -50,69 +50,78 @@ namespace {
 
 using Index = std::int64_t;
 
-constexpr int kTuneTag = 7500;
 // Above every measured size: the datatype never wins automatically.
 constexpr std::int64_t kNeverBytes = std::int64_t(1) << 40;
 
-// One exchange of a column of n doubles, pitch_bytes apart, with rank r^1,
-// by `method`: the median time per exchange (us, MAX over ranks).  The
-// received column is checked once after the timing.
+// The median time (us, MAX over ranks) of one exchange with rank r^1 over
+// `a`: block `send` goes out and block `recv` comes in by `method`, after
+// rewrite() writes the send block as a solver would before each exchange.
+template <class Rewrite>
+double exchange_us(std::vector<double>& a, const adlib::StridedBlock& send,
+                   const adlib::StridedBlock& recv, adlib::TransferMethod method, Rewrite rewrite) {
+  const int partner = rank() ^ 1;
+  adlib::BlockMessSchedule<Kokkos::HostSpace> s{adlib::Comm(comm())};
+  s.send(partner, send);
+  s.recv(partner, recv);
+  s.build();
+  s.set_transfer({method, 0});
+  s.prepare<double>();
+  return time_op([&] {
+           rewrite();
+           s.execute(a.data(), a.size(), a.data(), a.size());
+         })
+      .median_us;
+}
+
+// Stops the measurement when a received value is wrong.
+void expect_received(bool right, const char* what, Index n, Index m) {
+  if (right) return;
+  std::fprintf(stderr, "adlib_bench --adlib_tune: wrong %s value received (%lld, %lld)\n", what,
+               static_cast<long long>(n), static_cast<long long>(m));
+  MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+// A column of n doubles, pitch_bytes apart, each way with rank r^1, by
+// `method`; the received column is checked once after the timing.
 double column_exchange_us(Index n, Index pitch_bytes, adlib::TransferMethod method) {
   const int me = rank(), partner = me ^ 1;
   const Index width = pitch_bytes / Index(sizeof(double));
   std::vector<double> a(static_cast<std::size_t>(n * width), 0.0);
-  adlib::BlockMessSchedule<Kokkos::HostSpace> s{adlib::Comm(comm())};
-  s.send(partner, adlib::StridedBlock::make(width - 2, {n}, {width}));
-  s.recv(partner, adlib::StridedBlock::make(width - 1, {n}, {width}));
-  s.build();
-  s.set_transfer({method, 0});
-  s.prepare<double>();
   double* column = a.data() + (width - 2);
-  const Measurement m = time_op([&] {
-    for (Index i = 0; i < n; ++i) column[i * width] = 1e7 * me + static_cast<double>(i);
-    s.execute(a.data(), a.size(), a.data(), a.size());
-  });
+  const double us = exchange_us(a, adlib::StridedBlock::make(width - 2, {n}, {width}),
+                                adlib::StridedBlock::make(width - 1, {n}, {width}), method, [&] {
+                                  for (Index i = 0; i < n; ++i)
+                                    column[i * width] = 1e7 * me + static_cast<double>(i);
+                                });
   for (Index i = 0; i < n; ++i)
-    if (a[static_cast<std::size_t>(i * width + width - 1)] !=
-        1e7 * partner + static_cast<double>(i)) {
-      std::fprintf(stderr, "adlib_bench --adlib_tune: wrong value received (n %lld, pitch %lld)\n",
-                   static_cast<long long>(n), static_cast<long long>(pitch_bytes));
-      MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-  return m.median_us;
+    expect_received(a[static_cast<std::size_t>(i * width + width - 1)] ==
+                        1e7 * partner + static_cast<double>(i),
+                    "column", n, pitch_bytes);
+  return us;
 }
 
-// One exchange of a face of `rows` rows of `row_length` doubles (two
-// doubles apart) with rank r^1, by `method`, the face rewritten before each
-// exchange: the median time per exchange (us, MAX over ranks).  The
-// received face is checked once after the timing.
+// A face of `rows` rows of `row_length` doubles (two doubles apart) each
+// way with rank r^1, by `method`; the received face is checked once after
+// the timing.
 double face_exchange_us(Index rows, Index row_length, adlib::TransferMethod method) {
   const int me = rank(), partner = me ^ 1;
   const Index pitch = row_length + 2, face = rows * pitch;
   std::vector<double> a(static_cast<std::size_t>(2 * face), 0.0);
-  adlib::BlockMessSchedule<Kokkos::HostSpace> s{adlib::Comm(comm())};
-  s.send(partner, adlib::StridedBlock::make(1, {rows, row_length}, {pitch, 1}));
-  s.recv(partner, adlib::StridedBlock::make(face + 1, {rows, row_length}, {pitch, 1}));
-  s.build();
-  s.set_transfer({method, 0});
-  s.prepare<double>();
   const auto sent = [&](int from, Index i, Index j) {
     return 1e8 * from + static_cast<double>(i * row_length + j);
   };
-  const Measurement m = time_op([&] {
-    for (Index i = 0; i < rows; ++i)
-      for (Index j = 0; j < row_length; ++j)
-        a[static_cast<std::size_t>(i * pitch + 1 + j)] = sent(me, i, j);
-    s.execute(a.data(), a.size(), a.data(), a.size());
-  });
+  const double us =
+      exchange_us(a, adlib::StridedBlock::make(1, {rows, row_length}, {pitch, 1}),
+                  adlib::StridedBlock::make(face + 1, {rows, row_length}, {pitch, 1}), method, [&] {
+                    for (Index i = 0; i < rows; ++i)
+                      for (Index j = 0; j < row_length; ++j)
+                        a[static_cast<std::size_t>(i * pitch + 1 + j)] = sent(me, i, j);
+                  });
   for (Index i = 0; i < rows; ++i)
     for (Index j = 0; j < row_length; ++j)
-      if (a[static_cast<std::size_t>(face + i * pitch + 1 + j)] != sent(partner, i, j)) {
-        std::fprintf(stderr, "adlib_bench --adlib_tune: wrong face value received (%lld x %lld)\n",
-                     static_cast<long long>(rows), static_cast<long long>(row_length));
-        MPI_Abort(MPI_COMM_WORLD, 1);
-      }
-  return m.median_us;
+      expect_received(a[static_cast<std::size_t>(face + i * pitch + 1 + j)] == sent(partner, i, j),
+                      "face", rows, row_length);
+  return us;
 }
 
 // GA1 and SC1 at their scenario sizes (2^18 random indices into 2^22
