@@ -12,10 +12,13 @@ from . import _adlib
 from ._d2o_distribution import grid_of as _grid_of
 
 
-class DistributedBase:
+class DistributedBase(_adlib.D2OCore):
     """What every distributed_data_object is: the class the parts of its
     interface (indexing, reductions, d2o.py's own) derive from, so that each
-    part tells objects from other operands without importing the others."""
+    part tells objects from other operands without importing the others.
+    Its compiled base holds the fields (distributor, data, dtype,
+    hermitian, index) and runs the common operators and reductions
+    (python/src/d2o_core.cpp)."""
 
     __slots__ = ()
 

@@ -64,6 +64,9 @@ class Distribution:
         self._position = {rank: position for position, rank in enumerate(self.order)}
         self.start, self.stop = self.rows_of(comm.rank)
         self.local_shape = (self.stop - self.start,) + self.global_shape[1:]
+        #: Are all the elements on this process (replicated, or one process)?
+        #: A reduction of every element then needs no message.
+        self.whole_here = strategy == "not" or comm.size == 1
         self._layout = None
         self._flat_layout = None
         self._templates = {}  # adlib arrays of the layouts, by (flat, dtype): see adlib_array

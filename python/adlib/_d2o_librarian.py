@@ -10,7 +10,7 @@ object to the others by its index (a small integer that any message
 carries) and each finds its own part of that object with
 `d2o_librarian[index]`.  (Code that creates objects on some processes only
 breaks that agreement, as it breaks every collective.)"""
-import weakref as _weakref
+from . import _adlib
 
 __all__ = ["d2o_librarian"]
 
@@ -19,38 +19,22 @@ class _Librarian:
     """Indices of distributed_data_objects, and the objects by index.
 
     Registering is on the path of every object creation (operators, copies,
-    slices), so it must cost far less than a microsecond: a counter and a
-    plain dict of weak references.  (weakref.WeakValueDictionary costs about
-    four times as much: it builds a KeyedRef with a removal callback in
-    Python for every entry.)  Entries of objects that are gone are swept out
-    when the dict has doubled since the last sweep, which keeps the memory
-    proportional to the living objects at a constant cost per registration."""
+    slices), so its state is compiled (python/src/d2o_core.cpp, where the
+    compiled operators register what they make): a counter and a plain dict
+    of weak references (weakref.WeakValueDictionary would build a KeyedRef
+    with a removal callback in Python for every entry).  Entries of objects
+    that are gone are swept out when the dict has doubled since the last
+    sweep, which keeps the memory proportional to the living objects at a
+    constant cost per registration."""
 
-    __slots__ = ("_counter", "_library", "_sweep_at")
-
-    #: The dict is swept when it reaches this many entries (at least).
-    _FIRST_SWEEP = 1024
+    __slots__ = ("_library",)
 
     def __init__(self):
-        self._counter = 0
-        self._library = {}
-        self._sweep_at = self._FIRST_SWEEP
+        self._library = _adlib._d2o_library()  # swept in place: always this dict
 
-    def register(self, obj):
-        """A new index for `obj` (the next one; indices start at 1 and are
-        never reused), under which this librarian finds it while it lives."""
-        self._counter += 1
-        library = self._library
-        library[self._counter] = _weakref.ref(obj)
-        if len(library) >= self._sweep_at:
-            self._sweep()
-        return self._counter
-
-    def _sweep(self):
-        """Drops the entries of objects that are gone."""
-        living = {index: ref for index, ref in self._library.items() if ref() is not None}
-        self._library = living
-        self._sweep_at = max(self._FIRST_SWEEP, 2 * len(living))
+    #: A new index for `obj` (the next one; indices start at 1 and are never
+    #: reused), under which this librarian finds it while it lives.
+    register = staticmethod(_adlib._d2o_register)
 
     def __getitem__(self, index):
         """The object registered under `index`; KeyError when there is none
@@ -67,7 +51,7 @@ class _Librarian:
         return ref is not None and ref() is not None
 
     def __repr__(self):
-        return "<d2o_librarian: %d indices given>" % self._counter
+        return "<d2o_librarian: %d indices given>" % _adlib._d2o_registered()
 
 
 #: The librarian of every distributed_data_object of this process.

@@ -104,20 +104,20 @@ class Reductions(DistributedBase):
             n for d, n in enumerate(self.shape) if d not in axes)
         return result.reshape(shape)
 
-    def sum(self, axis=None, **kwargs):
+    # sum, amax (max) and amin (min) are the compiled base's (D2OCore,
+    # python/src/d2o_core.cpp): over every element of a block that holds
+    # them all, the block's numpy method without Python code; otherwise these.
+    def _sum(self, axis=None, **kwargs):
         return self._fold("sum", _np.sum, axis, empty_value=0)
 
     def prod(self, axis=None, **kwargs):
         return self._fold("prod", _np.prod, axis, empty_value=1)
 
-    def amin(self, axis=None, **kwargs):
+    def _amin(self, axis=None, **kwargs):
         return self._fold("amin", _np.amin, axis)
 
-    def amax(self, axis=None, **kwargs):
+    def _amax(self, axis=None, **kwargs):
         return self._fold("amax", _np.amax, axis)
-
-    min = amin
-    max = amax
 
     def all(self, axis=None, **kwargs):
         return self._fold("all", _np.all, axis, empty_value=True)

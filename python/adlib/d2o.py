@@ -50,6 +50,7 @@ from ._d2o_distribution import redistribute as _redistribute
 from ._d2o_distribution import remap_with_array as _remap_with_array
 from . import DTYPES as _ADLIB_DTYPES
 from . import empty as _adlib_empty
+from . import _adlib
 from ._d2o_common import _agree, _agreed_checks, _is_scalar, _normalize_axes, _summed
 from ._d2o_indexing import Indexing as _Indexing
 from ._d2o_librarian import d2o_librarian
@@ -779,28 +780,10 @@ def _checked_shape(shape):
     return shape
 
 
-def _binary_operators():
-    """The arithmetic, comparison and bitwise operators, each with its
-    reflected and in-place form, as numpy ufuncs on the blocks."""
-    table = {
-        "add": _np.add, "sub": _np.subtract, "mul": _np.multiply, "truediv": _np.true_divide,
-        "floordiv": _np.floor_divide, "mod": _np.remainder, "pow": _np.power,
-        "and": _np.bitwise_and, "or": _np.bitwise_or, "xor": _np.bitwise_xor,
-        "lshift": _np.left_shift, "rshift": _np.right_shift,
-    }
-    for name, ufunc in table.items():
-        def forward(self, other, ufunc=ufunc):
-            return self._binary(ufunc, self, other)
-
-        def reflected(self, other, ufunc=ufunc):
-            return self._binary(ufunc, other, self)
-
-        def inplace(self, other, ufunc=ufunc):
-            return self._inplace(ufunc, other)
-
-        setattr(distributed_data_object, "__%s__" % name, forward)
-        setattr(distributed_data_object, "__r%s__" % name, reflected)
-        setattr(distributed_data_object, "__i%s__" % name, inplace)
+def _comparison_operators():
+    """The comparisons, as numpy ufuncs on the blocks.  (The arithmetic and
+    bitwise operators, with their reflected and in-place forms, are the
+    compiled base's slots: see _d2o_common.DistributedBase.)"""
     comparisons = {"eq": _np.equal, "ne": _np.not_equal, "lt": _np.less,
                    "le": _np.less_equal, "gt": _np.greater, "ge": _np.greater_equal}
     for name, ufunc in comparisons.items():
@@ -810,7 +793,11 @@ def _binary_operators():
         setattr(distributed_data_object, "__%s__" % name, compare)
 
 
-_binary_operators()
+_comparison_operators()
+# The compiled operators and reductions take their fast paths for objects of
+# this class (its subclasses go through _binary, _inplace and the
+# reductions' Python methods) and register what they make with the librarian.
+_adlib._d2o_configure(distributed_data_object, _np)
 
 # Objects of an adlib Layout (imported last: the subclass needs the class above).
 from ._d2o_layout_object import LayoutObject as _LayoutObject  # noqa: E402

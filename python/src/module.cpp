@@ -65,4 +65,5 @@ PYBIND11_MODULE(_adlib, m) {
   adlib_python::bind_dimensions_and_broadcast_int64(m);
   adlib_python::bind_dimensions_and_broadcast_complex128(m);
   adlib_python::bind_dap(m);
+  adlib_python::bind_d2o_core(m);
 }
