@@ -7,7 +7,7 @@ elements (n = 0, 2, ..., 22 by default), distribution_strategy='equal':
 creation from a global shape, copy, copy_empty, sum, max, a + 0, a += a,
 a[::-2].  Lines `adlib-d2o` and `numpy` (the same operation on a numpy
 array of the same size) in the same run; timeit, best of 5 repeats of at
-least ANCHORS_MIN_REP_S (0.2 s) each.  `relative` is numpy's time / adlib's
+least ANCHORS_MIN_REP_S (0.2 s) each, the two sides' repeats alternating.  `relative` is numpy's time / adlib's
 time, the paper's "relative performance" (d2o 2016: creation of shape (1,)
 60 us against numpy's 0.4 us, copy 7.9 us, copy_empty 4.3 us, above 95 %
 only from about 2^16 to 2^18 elements).  Each value is checked once before
@@ -76,17 +76,28 @@ def operations(n):
     ]
 
 
-def best_us(statement):
-    """timeit: the number of calls that lasts MIN_REPEAT_S, best of REPEATS
-    repeats, per call in microseconds."""
-    timer = timeit.Timer(statement)
+def calls_per_repeat(timer):
+    """How many calls one repeat makes: until it lasts MIN_REPEAT_S."""
     number = 1
-    while True:  # calls per repeat: until one repeat lasts MIN_REPEAT_S
+    while True:
         elapsed = timer.timeit(number)
         if elapsed >= MIN_REPEAT_S:
-            break
+            return number
         number = max(number * 2, int(number * MIN_REPEAT_S / max(elapsed, 1e-9)))
-    return min(timer.repeat(REPEATS, number)) / number * 1e6
+
+
+def best_pair_us(ours, theirs):
+    """timeit of both statements: the number of calls that lasts
+    MIN_REPEAT_S each, best of REPEATS repeats, per call in microseconds.
+    Their repeats alternate, so that a change of the host's speed during
+    the measurement touches both sides of the ratio alike."""
+    timers = [timeit.Timer(ours), timeit.Timer(theirs)]
+    numbers = [calls_per_repeat(timer) for timer in timers]
+    best = [float("inf"), float("inf")]
+    for _ in range(REPEATS):
+        for k in (0, 1):
+            best[k] = min(best[k], timers[k].timeit(numbers[k]) / numbers[k] * 1e6)
+    return best[0], best[1]
 
 
 def weak_operations(comm, rows_per_process, columns):
@@ -180,7 +191,7 @@ def main():
     for exponent in args.sizes:
         n = 2 ** exponent
         for name, ours, theirs in operations(n):
-            adlib_us, numpy_us = best_us(ours), best_us(theirs)
+            adlib_us, numpy_us = best_pair_us(ours, theirs)
             case = "PY-D2O-%s-%d" % (name, exponent)
             for impl, value in (("adlib-d2o", adlib_us), ("numpy", numpy_us)):
                 lines.append({"case": case, "impl": impl, "best_us": value, "elements": n,
