@@ -162,6 +162,13 @@ D2OCore* core_of(PyObject* value) {
   return reinterpret_cast<D2OCore*>(value);
 }
 
+/// The error of an operator on a D2OCore made before adlib.d2o was imported.
+PyObject* not_configured() {
+  PyErr_SetString(PyExc_TypeError,
+                  "D2OCore: operators need adlib.d2o (import it; make distributed_data_objects)");
+  return nullptr;
+}
+
 /// A new object of `self`'s split over `data` (a new reference, stolen),
 /// `hermitian` as given: what d2o.py's _from_local makes.
 PyObject* new_object_like(const D2OCore* self, PyObject* data, bool hermitian) {
@@ -190,9 +197,19 @@ PyObject* new_object_like(const D2OCore* self, PyObject* data, bool hermitian) {
   return made;
 }
 
+/// A hermitian flag's truth (false for one deleted from the object).
+bool is_set(PyObject* flag) {
+  return flag != nullptr && PyObject_IsTrue(flag) == 1;
+}
+
+/// Does the plain object `core` have what a fast path reads?
+bool complete(const D2OCore* core) {
+  return core->data != nullptr && core->distributor != nullptr;
+}
+
 /// The block to operate with when `other` is an operand of `self`'s fast
 /// path (a borrowed reference), and whether it keeps a result hermitian;
-/// nullptr when the Python method must decide.
+/// nullptr when the Python method must decide.  `self` is complete.
 PyObject* fast_operand(const D2OCore* self, PyObject* other, bool* keeps_hermitian) {
   if (PyFloat_CheckExact(other) || PyLong_CheckExact(other)) {
     *keeps_hermitian = true;  // a real scalar
@@ -202,8 +219,9 @@ PyObject* fast_operand(const D2OCore* self, PyObject* other, bool* keeps_hermiti
     *keeps_hermitian = false;
     return other;
   }
-  if (is_plain_object(other) && core_of(other)->distributor == self->distributor) {
-    *keeps_hermitian = PyObject_IsTrue(core_of(other)->hermitian) == 1;
+  if (is_plain_object(other) && core_of(other)->distributor == self->distributor &&
+      core_of(other)->data != nullptr) {
+    *keeps_hermitian = is_set(core_of(other)->hermitian);
     return core_of(other)->data;
   }
   return nullptr;
@@ -214,18 +232,19 @@ PyObject* fast_operand(const D2OCore* self, PyObject* other, bool* keeps_hermiti
 /// one whose split the result has (Python's forward method before the
 /// reflected one).
 PyObject* binary(PyObject* left, PyObject* right, Operator op) {
+  if (configured.object_class == nullptr) return not_configured();
   PyObject* self = is_object(left) ? left : right;
   PyObject* ufunc = configured.ufuncs[op];
-  if (is_plain_object(self)) {
+  if (is_plain_object(self) && complete(core_of(self))) {
     const D2OCore* core = core_of(self);
     bool keeps_hermitian = false;
     PyObject* other = fast_operand(core, self == left ? right : left, &keeps_hermitian);
-    if (other != nullptr && core->data != nullptr) {
+    if (other != nullptr) {
       PyObject* arguments[] = {self == left ? core->data : other,
                                self == left ? other : core->data};
       PyObject* result = PyObject_Vectorcall(ufunc, arguments, 2, nullptr);
       if (result == nullptr) return nullptr;
-      const bool hermitian = keeps_hermitian && PyObject_IsTrue(core->hermitian) == 1;
+      const bool hermitian = keeps_hermitian && is_set(core->hermitian);
       return new_object_like(core, result, hermitian);
     }
   }
@@ -235,12 +254,13 @@ PyObject* binary(PyObject* left, PyObject* right, Operator op) {
 
 /// self (operator)= other: the ufunc writes into the block itself.
 PyObject* inplace(PyObject* self, PyObject* other, Operator op) {
+  if (configured.object_class == nullptr) return not_configured();
   PyObject* ufunc = configured.ufuncs[op];
-  if (is_plain_object(self)) {
+  if (is_plain_object(self) && complete(core_of(self))) {
     const D2OCore* core = core_of(self);
     bool keeps_hermitian = false;
     PyObject* operand = fast_operand(core, other, &keeps_hermitian);
-    if (operand != nullptr && core->data != nullptr) {
+    if (operand != nullptr) {
       // The third positional argument of a ufunc is `out` (positional:
       // numpy parses keywords more slowly).
       PyObject* arguments[] = {core->data, operand, core->data};
@@ -278,7 +298,7 @@ bool reduces_here(PyObject* self, Py_ssize_t arguments, PyObject* keywords) {
       !is_plain_object(self))
     return false;
   D2OCore* core = core_of(self);
-  if (core->data == nullptr || core->distributor == nullptr) return false;
+  if (!complete(core)) return false;
   if (core->whole_here == 0) {
     PyObject* whole = PyObject_GetAttr(core->distributor, name_whole_here);
     if (whole == nullptr) {

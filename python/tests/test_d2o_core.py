@@ -205,3 +205,24 @@ def test_objects_made_by_the_fast_paths_are_filed_by_the_librarian():
     ok = len(set(indices)) == 3 and indices == sorted(indices) and indices[0] > x.index
     ok &= all(d2o.d2o_librarian[o.index] is o for o in made)
     assert everywhere(ok)
+
+
+def test_incomplete_objects_fail_cleanly():
+    import adlib
+    bare = adlib._adlib.D2OCore()  # no fields, not a distributed_data_object
+    assert everywhere(raises_local(AttributeError, lambda: bare + 1)
+                      and raises_local(AttributeError, lambda: bare.sum()))
+    a = global_array((4,), np.float64, 11)
+    x = make(a, "equal")
+    del x.hermitian  # a fast path reads it as unset
+    y = x + 1
+    assert everywhere(same(y, a + 1) and y.hermitian is False)
+
+
+def raises_local(kind, action):
+    """Did `action` raise `kind` on this process?"""
+    try:
+        action()
+    except kind:
+        return True
+    return False
