@@ -300,7 +300,9 @@ class distributed_data_object(_Indexing, _Reductions):  # noqa: N801  (d2o's nam
         full = self.get_full_data()
         return full if dtype is None else full.astype(dtype)
 
-    def copy(self, dtype=None, distribution_strategy=None, **kwargs):
+    # copy() without arguments is the compiled base's (D2OCore): the block's
+    # astype and a new object without Python code; with arguments, this.
+    def _copy(self, dtype=None, distribution_strategy=None, **kwargs):
         """A copy, optionally of another dtype or strategy (redistributed)."""
         strategy = distribution_strategy or self.distribution_strategy
         kind = _np.dtype(dtype if dtype is not None else self.dtype)

@@ -148,6 +148,8 @@ PyObject* name_min = nullptr;
 PyObject* name_general_sum = nullptr;
 PyObject* name_general_amax = nullptr;
 PyObject* name_general_amin = nullptr;
+PyObject* name_astype = nullptr;
+PyObject* name_general_copy = nullptr;
 
 bool is_object(PyObject* value) {
   return PyObject_TypeCheck(value, configured.core) != 0;
@@ -340,6 +342,27 @@ PyObject* reduction(PyObject* self, PyObject* const* arguments, std::size_t coun
   return result;
 }
 
+/// copy(): with no arguments, a copy of the block (`astype` of its own
+/// dtype, as d2o.py's copy) in a new object of this split; else the Python
+/// method `_copy` (another dtype or strategy).
+PyObject* copy_method(PyObject* self, PyObject* const* arguments, Py_ssize_t count,
+                      PyObject* keywords) {
+  const bool no_arguments = count == 0 && (keywords == nullptr || PyTuple_GET_SIZE(keywords) == 0);
+  if (no_arguments && configured.object_class != nullptr && is_plain_object(self) &&
+      complete(core_of(self)) && core_of(self)->dtype != nullptr) {
+    const D2OCore* core = core_of(self);
+    PyObject* block = PyObject_CallMethodOneArg(core->data, name_astype, core->dtype);
+    if (block == nullptr) return nullptr;
+    return new_object_like(core, block, is_set(core->hermitian));
+  }
+  PyObject* bound = PyObject_GetAttr(self, name_general_copy);
+  if (bound == nullptr) return nullptr;
+  PyObject* result =
+      PyObject_Vectorcall(bound, arguments, static_cast<std::size_t>(count), keywords);
+  Py_DECREF(bound);
+  return result;
+}
+
 PyObject* sum_method(PyObject* self, PyObject* const* arguments, Py_ssize_t count,
                      PyObject* keywords) {
   return reduction(self, arguments, static_cast<std::size_t>(count), keywords, name_sum,
@@ -419,6 +442,8 @@ PyMemberDef members[] = {
     {nullptr, 0, 0, 0, nullptr}};
 
 PyMethodDef methods[] = {
+    {"copy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(copy_method)),
+     METH_FASTCALL | METH_KEYWORDS, "A copy, optionally of another dtype or strategy."},
     {"sum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(sum_method)),
      METH_FASTCALL | METH_KEYWORDS, "The sum of the elements (over `axis`, if given). Collective."},
     {"amax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(amax_method)),
@@ -510,6 +535,8 @@ void bind_d2o_core(pybind11::module_& m) {
   name_general_sum = PyUnicode_InternFromString("_sum");
   name_general_amax = PyUnicode_InternFromString("_amax");
   name_general_amin = PyUnicode_InternFromString("_amin");
+  name_astype = PyUnicode_InternFromString("astype");
+  name_general_copy = PyUnicode_InternFromString("_copy");
   m.attr("D2OCore") = pybind11::reinterpret_steal<pybind11::object>(type);
   Py_INCREF(type);  // configured.core keeps one
   m.def("_d2o_configure", &configure, pybind11::arg("object_class"), pybind11::arg("numpy"),

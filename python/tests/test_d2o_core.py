@@ -226,3 +226,23 @@ def raises_local(kind, action):
     except kind:
         return True
     return False
+
+
+@pytest.mark.parametrize("split", SPLITS)
+def test_copy_is_a_new_block_of_the_same_split_dtype_and_flag(split):
+    a = global_array((7, 3), np.complex128, 12)
+    x = make(a, split)
+    x.hermitian = True
+    c = x.copy()
+    ok = (type(c) is type(x) and c.distributor is x.distributor and c.dtype == x.dtype
+          and c.hermitian is True and same(c, a, True) and c.index > x.index)
+    ok &= not np.shares_memory(c.data, x.data)
+    c.data[...] = 0
+    ok &= same(x, a, True)  # the source is untouched
+    other = x.copy(dtype=np.complex64)  # arguments: the Python method
+    ok &= other.dtype == np.complex64 and same(other, a.astype(np.complex64), True)
+    moved = x.copy(distribution_strategy="fftw" if split != "fftw" else "equal")
+    ok &= same(moved, a, True)
+    s = Sub(a, distribution_strategy="equal")
+    ok &= same(s.copy(), a, True)
+    assert everywhere(ok)
