@@ -44,8 +44,9 @@ void bind_dimensions_and_broadcast_complex128(pybind11::module_& m);
 /// DistArray.__distarray__ on every array class (bound above first) and
 /// _from_distarray: the Distributed Array Protocol.
 void bind_dap(pybind11::module_& m);
-/// D2OCore, the compiled base of adlib.d2o's distributed_data_object, and
-/// _d2o_configure (d2o_core.cpp).
+/// D2OCore, the compiled base of adlib.d2o's distributed_data_object,
+/// _d2o_configure (d2o_core.cpp) and the librarian's functions
+/// (d2o_librarian.cpp).
 void bind_d2o_core(pybind11::module_& m);
 
 }  // namespace adlib_python

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /// @file
 /// The compiled base of adlib.d2o's distributed_data_object: its five
-/// fields, the arithmetic operators and the whole-array sum, amax and amin.
+/// fields, the arithmetic operators, copy() and the whole-array sum, amax
+/// and amin (the librarian's state is d2o_librarian.cpp's).
 ///
 /// A d2o call on arrays of 2^14 elements takes numpy 2-5 us; Python's own
 /// cost of a method call, a new object and its attributes is 0.5-1.4 us of
@@ -13,11 +14,12 @@
 ///   and makes the result here;
 /// - `sum()`, `amax()`, `amin()` (and `max`, `min`) over every element of an
 ///   object whose elements are all on this process (one process, or
-///   replicated) call the block's own numpy method.
+///   replicated) call the block's own numpy method;
+/// - `copy()` copies the block into a new object of the same split.
 ///
 /// Everything else (other operands, other splits, axes, more processes,
 /// adlib Layout objects, subclasses) goes to the Python methods that define
-/// the behaviour (`_binary`, `_inplace`, `_sum`, `_amax`, `_amin` in d2o.py
+/// the behaviour (`_binary`, `_inplace`, `_copy`, `_sum`, `_amax`, `_amin` in d2o.py
 /// and _d2o_reductions.py), with the same arguments: a fast path gives what
 /// they give.  Raw CPython API, not pybind11: its dispatch alone costs more
 /// than the whole fast path.
@@ -26,11 +28,11 @@
 
 #include <pybind11/pybind11.h>
 
-#include <algorithm>
 #include <array>
 #include <cstddef>
 
 #include "bindings.hpp"
+#include "d2o_librarian.hpp"
 
 namespace adlib_python {
 namespace {
@@ -77,64 +79,6 @@ struct Configured {
   std::array<PyObject*, kOperators> ufuncs{};
 };
 Configured configured;
-
-/// The librarian's state (_d2o_librarian.py is its interface): every object
-/// made gets the next index, and a weak reference to it is filed under that
-/// index.  Here because every creation pays for it (0.3 us in Python, a
-/// tenth of `a + 0` at 2^14 elements).  Entries of objects that are gone
-/// are swept out in place once the dict has doubled since the last sweep:
-/// memory proportional to the living objects at a constant cost per
-/// registration.
-struct Library {
-  /// The smallest size at which the dict is swept.
-  static constexpr Py_ssize_t kFirstSweep = 1024;
-  PyObject* objects = nullptr;  // dict: index -> weakref.ref
-  long long count = 0;
-  Py_ssize_t sweep_at = kFirstSweep;
-};
-Library library;
-
-/// Drops the entries of objects that are gone.
-int sweep_library() {
-  PyObject* gone = PyList_New(0);
-  if (gone == nullptr) return -1;
-  Py_ssize_t position = 0;
-  PyObject* index = nullptr;
-  PyObject* reference = nullptr;
-  while (PyDict_Next(library.objects, &position, &index, &reference))
-    if (PyWeakref_GetObject(reference) == Py_None && PyList_Append(gone, index) < 0) {
-      Py_DECREF(gone);
-      return -1;
-    }
-  for (Py_ssize_t k = 0; k < PyList_GET_SIZE(gone); ++k)
-    if (PyDict_DelItem(library.objects, PyList_GET_ITEM(gone, k)) < 0) {
-      Py_DECREF(gone);
-      return -1;
-    }
-  Py_DECREF(gone);
-  library.sweep_at = std::max(Library::kFirstSweep, 2 * PyDict_GET_SIZE(library.objects));
-  return 0;
-}
-
-/// Files `object` under the next index and returns the index (a new
-/// reference).
-PyObject* register_object(PyObject* object) {
-  PyObject* reference = PyWeakref_NewRef(object, nullptr);
-  if (reference == nullptr) return nullptr;
-  PyObject* index = PyLong_FromLongLong(library.count + 1);
-  if (index == nullptr || PyDict_SetItem(library.objects, index, reference) < 0) {
-    Py_XDECREF(index);
-    Py_DECREF(reference);
-    return nullptr;
-  }
-  Py_DECREF(reference);
-  ++library.count;
-  if (PyDict_GET_SIZE(library.objects) >= library.sweep_at && sweep_library() < 0) {
-    Py_DECREF(index);
-    return nullptr;
-  }
-  return index;
-}
 
 // Attribute and method names, interned once.
 PyObject* name_binary = nullptr;
@@ -508,16 +452,6 @@ void configure(pybind11::object object_class, pybind11::module_ numpy) {
                pybind11::object(numpy.attr(kUfuncNames[op])).release().ptr());
 }
 
-/// _d2o_register(object): a raw function, as every Python-made object calls
-/// it (pybind11's dispatch would cost as much as the registration).
-PyObject* register_function(PyObject*, PyObject* object) {
-  return register_object(object);
-}
-
-PyMethodDef module_functions[] = {{"_d2o_register", register_function, METH_O,
-                                   "The librarian: files `object` under the next index, returned."},
-                                  {nullptr, nullptr, 0, nullptr}};
-
 }  // namespace
 
 void bind_d2o_core(pybind11::module_& m) {
@@ -539,16 +473,9 @@ void bind_d2o_core(pybind11::module_& m) {
   name_general_copy = PyUnicode_InternFromString("_copy");
   m.attr("D2OCore") = pybind11::reinterpret_steal<pybind11::object>(type);
   Py_INCREF(type);  // configured.core keeps one
+  bind_d2o_librarian(m);
   m.def("_d2o_configure", &configure, pybind11::arg("object_class"), pybind11::arg("numpy"),
         "adlib.d2o hands over its class and numpy.");
-  library.objects = PyDict_New();
-  if (library.objects == nullptr) throw pybind11::error_already_set();
-  if (PyModule_AddFunctions(m.ptr(), module_functions) < 0) throw pybind11::error_already_set();
-  m.def(
-      "_d2o_library", [] { return pybind11::reinterpret_borrow<pybind11::dict>(library.objects); },
-      "The librarian's dict (index -> weak reference), swept in place.");
-  m.def(
-      "_d2o_registered", [] { return library.count; }, "How many indices the librarian gave.");
 }
 
 }  // namespace adlib_python
