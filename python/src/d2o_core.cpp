@@ -237,12 +237,27 @@ PyObject* inplace_power_slot(PyObject* self, PyObject* other, PyObject* modulo) 
   return inplace(self, other, kPower);
 }
 
+/// Did a METH_FASTCALL | METH_KEYWORDS method get any argument?
+bool has_arguments(Py_ssize_t positional, PyObject* keywords) {
+  return positional != 0 || (keywords != nullptr && PyTuple_GET_SIZE(keywords) > 0);
+}
+
+/// self.`name`(the arguments a METH_FASTCALL | METH_KEYWORDS method got):
+/// where a compiled method hands over to its Python definition.
+PyObject* call_python_method(PyObject* self, PyObject* name, PyObject* const* arguments,
+                             Py_ssize_t positional, PyObject* keywords) {
+  PyObject* bound = PyObject_GetAttr(self, name);
+  if (bound == nullptr) return nullptr;
+  PyObject* result =
+      PyObject_Vectorcall(bound, arguments, static_cast<std::size_t>(positional), keywords);
+  Py_DECREF(bound);
+  return result;
+}
+
 /// Does a reduction of every element need nothing but this block?  (A
 /// plain object, no arguments, every element here.)
 bool reduces_here(PyObject* self, Py_ssize_t arguments, PyObject* keywords) {
-  if (arguments != 0 || (keywords != nullptr && PyTuple_GET_SIZE(keywords) > 0) ||
-      !is_plain_object(self))
-    return false;
+  if (has_arguments(arguments, keywords) || !is_plain_object(self)) return false;
   D2OCore* core = core_of(self);
   if (!complete(core)) return false;
   if (core->whole_here == 0) {
@@ -278,12 +293,7 @@ PyObject* reduction(PyObject* self, PyObject* const* arguments, std::size_t coun
     if (empty < 0) return nullptr;
     if (empty == 0) return PyObject_CallMethodNoArgs(core->data, method);
   }
-  PyObject* bound = PyObject_GetAttr(self, general);
-  if (bound == nullptr) return nullptr;
-  PyObject* result =
-      PyObject_Vectorcall(bound, arguments, static_cast<std::size_t>(positional), keywords);
-  Py_DECREF(bound);
-  return result;
+  return call_python_method(self, general, arguments, positional, keywords);
 }
 
 /// copy(): with no arguments, a copy of the block (`astype` of its own
@@ -291,20 +301,14 @@ PyObject* reduction(PyObject* self, PyObject* const* arguments, std::size_t coun
 /// method `_copy` (another dtype or strategy).
 PyObject* copy_method(PyObject* self, PyObject* const* arguments, Py_ssize_t count,
                       PyObject* keywords) {
-  const bool no_arguments = count == 0 && (keywords == nullptr || PyTuple_GET_SIZE(keywords) == 0);
-  if (no_arguments && configured.object_class != nullptr && is_plain_object(self) &&
-      complete(core_of(self)) && core_of(self)->dtype != nullptr) {
+  if (!has_arguments(count, keywords) && configured.object_class != nullptr &&
+      is_plain_object(self) && complete(core_of(self)) && core_of(self)->dtype != nullptr) {
     const D2OCore* core = core_of(self);
     PyObject* block = PyObject_CallMethodOneArg(core->data, name_astype, core->dtype);
     if (block == nullptr) return nullptr;
     return new_object_like(core, block, is_set(core->hermitian));
   }
-  PyObject* bound = PyObject_GetAttr(self, name_general_copy);
-  if (bound == nullptr) return nullptr;
-  PyObject* result =
-      PyObject_Vectorcall(bound, arguments, static_cast<std::size_t>(count), keywords);
-  Py_DECREF(bound);
-  return result;
+  return call_python_method(self, name_general_copy, arguments, count, keywords);
 }
 
 PyObject* sum_method(PyObject* self, PyObject* const* arguments, Py_ssize_t count,
