@@ -60,6 +60,8 @@ __all__ = ["distributed_data_object", "STRATEGIES", "Layout", "d2o_librarian", "
 
 # Gives each new object its index (bound once: every creation calls it).
 _register = d2o_librarian.register
+# An object over a block, fields and librarian index set (python/src/d2o_core.cpp).
+_make = _adlib._d2o_make
 
 
 #: The strategy used when none is given: d2o's default where FFTW is
@@ -204,13 +206,9 @@ class distributed_data_object(_Indexing, _Reductions):  # noqa: N801  (d2o's nam
         """An object over `data`, this process's block of `distributor`'s
         split (no checks, no communication: for results whose arguments the
         processes already agree on)."""
-        obj = object.__new__(_LayoutObject if distributor.is_layout else distributed_data_object)
-        obj.distributor = distributor
-        obj.data = data
-        obj.dtype = data.dtype
-        obj.hermitian = hermitian
-        obj.index = _register(obj)
-        return obj
+        # The compiled base makes it, as it makes its operators' results.
+        return _make(_LayoutObject if distributor.is_layout else distributed_data_object,
+                     distributor, data, hermitian)
 
     # -- attributes -----------------------------------------------------------
 

@@ -115,32 +115,47 @@ PyObject* not_configured() {
   return nullptr;
 }
 
-/// A new object of `self`'s split over `data` (a new reference, stolen),
-/// `hermitian` as given: what d2o.py's _from_local makes.
-PyObject* new_object_like(const D2OCore* self, PyObject* data, bool hermitian) {
-  auto* type = reinterpret_cast<PyTypeObject*>(configured.object_class);
+/// A new object of `type` over `data` (a new reference, stolen): the
+/// fields d2o.py's _from_local sets, and the librarian's index.
+/// `whole_here`: the distributor's, if known (0 otherwise).
+PyObject* make_object(PyTypeObject* type, PyObject* distributor, PyObject* data,
+                      PyObject* hermitian, unsigned char whole_here) {
   PyObject* made = type->tp_alloc(type, 0);
   if (made == nullptr) {
     Py_DECREF(data);
     return nullptr;
   }
   D2OCore* result = core_of(made);
-  Py_INCREF(self->distributor);
-  result->distributor = self->distributor;
-  result->whole_here = self->whole_here;
+  result->distributor = Py_NewRef(distributor);
+  result->whole_here = whole_here;
   result->data = data;
+  result->hermitian = Py_NewRef(hermitian);
   result->dtype = PyObject_GetAttr(data, name_dtype);
-  result->hermitian = Py_NewRef(hermitian ? Py_True : Py_False);
-  if (result->dtype == nullptr) {
-    Py_DECREF(made);
-    return nullptr;
-  }
-  result->index = register_object(made);
-  if (result->index == nullptr) {
+  if (result->dtype == nullptr || (result->index = register_object(made)) == nullptr) {
     Py_DECREF(made);
     return nullptr;
   }
   return made;
+}
+
+/// A new object of `self`'s split over `data` (stolen), `hermitian` as given.
+PyObject* new_object_like(const D2OCore* self, PyObject* data, bool hermitian) {
+  return make_object(reinterpret_cast<PyTypeObject*>(configured.object_class), self->distributor,
+                     data, hermitian ? Py_True : Py_False, self->whole_here);
+}
+
+/// _d2o_make(cls, distributor, data, hermitian): d2o.py's _from_local, the
+/// same code as the fast paths' results.
+PyObject* make_function(PyObject*, PyObject* const* arguments, Py_ssize_t count) {
+  if (count != 4 || !PyType_Check(arguments[0]) ||
+      !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(arguments[0]), configured.core)) {
+    PyErr_SetString(PyExc_TypeError,
+                    "_d2o_make(cls, distributor, data, hermitian): cls must "
+                    "derive from D2OCore");
+    return nullptr;
+  }
+  return make_object(reinterpret_cast<PyTypeObject*>(arguments[0]), arguments[1],
+                     Py_NewRef(arguments[2]), arguments[3], 0);
 }
 
 /// A hermitian flag's truth (false for one deleted from the object).
@@ -284,9 +299,8 @@ int block_is_empty(const D2OCore* core) {
 /// A reduction of every element: the block's numpy `method` when
 /// reduces_here, else the Python method `general` with the same arguments.
 /// `identity`: does the reduction have one (an empty array reduces)?
-PyObject* reduction(PyObject* self, PyObject* const* arguments, std::size_t count,
+PyObject* reduction(PyObject* self, PyObject* const* arguments, Py_ssize_t positional,
                     PyObject* keywords, PyObject* method, PyObject* general, bool identity) {
-  const Py_ssize_t positional = PyVectorcall_NARGS(count);
   if (reduces_here(self, positional, keywords)) {
     const D2OCore* core = core_of(self);
     const int empty = identity ? 0 : block_is_empty(core);
@@ -301,8 +315,8 @@ PyObject* reduction(PyObject* self, PyObject* const* arguments, std::size_t coun
 /// method `_copy` (another dtype or strategy).
 PyObject* copy_method(PyObject* self, PyObject* const* arguments, Py_ssize_t count,
                       PyObject* keywords) {
-  if (!has_arguments(count, keywords) && configured.object_class != nullptr &&
-      is_plain_object(self) && complete(core_of(self)) && core_of(self)->dtype != nullptr) {
+  if (!has_arguments(count, keywords) && is_plain_object(self) && complete(core_of(self)) &&
+      core_of(self)->dtype != nullptr) {
     const D2OCore* core = core_of(self);
     PyObject* block = PyObject_CallMethodOneArg(core->data, name_astype, core->dtype);
     if (block == nullptr) return nullptr;
@@ -313,18 +327,15 @@ PyObject* copy_method(PyObject* self, PyObject* const* arguments, Py_ssize_t cou
 
 PyObject* sum_method(PyObject* self, PyObject* const* arguments, Py_ssize_t count,
                      PyObject* keywords) {
-  return reduction(self, arguments, static_cast<std::size_t>(count), keywords, name_sum,
-                   name_general_sum, true);
+  return reduction(self, arguments, count, keywords, name_sum, name_general_sum, true);
 }
 PyObject* amax_method(PyObject* self, PyObject* const* arguments, Py_ssize_t count,
                       PyObject* keywords) {
-  return reduction(self, arguments, static_cast<std::size_t>(count), keywords, name_max,
-                   name_general_amax, false);
+  return reduction(self, arguments, count, keywords, name_max, name_general_amax, false);
 }
 PyObject* amin_method(PyObject* self, PyObject* const* arguments, Py_ssize_t count,
                       PyObject* keywords) {
-  return reduction(self, arguments, static_cast<std::size_t>(count), keywords, name_min,
-                   name_general_amin, false);
+  return reduction(self, arguments, count, keywords, name_min, name_general_amin, false);
 }
 
 int traverse(PyObject* self, visitproc visit, void* arg) {
@@ -441,6 +452,12 @@ PyType_Slot slots[] = {
     {Py_nb_inplace_rshift, reinterpret_cast<void*>(inplace_slot<kRightShift>)},
     {0, nullptr}};
 
+// A raw function: every object the Python methods make goes through it.
+PyMethodDef core_functions[] = {
+    {"_d2o_make", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(make_function)),
+     METH_FASTCALL, "_d2o_make(cls, distributor, data, hermitian): a new object over data."},
+    {nullptr, nullptr, 0, nullptr}};
+
 PyType_Spec spec = {"adlib._adlib.D2OCore", sizeof(D2OCore), 0,
                     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, slots};
 
@@ -478,6 +495,7 @@ void bind_d2o_core(pybind11::module_& m) {
   m.attr("D2OCore") = pybind11::reinterpret_steal<pybind11::object>(type);
   Py_INCREF(type);  // configured.core keeps one
   bind_d2o_librarian(m);
+  if (PyModule_AddFunctions(m.ptr(), core_functions) < 0) throw pybind11::error_already_set();
   m.def("_d2o_configure", &configure, pybind11::arg("object_class"), pybind11::arg("numpy"),
         "adlib.d2o hands over its class and numpy.");
 }

@@ -75,16 +75,17 @@ PyObject* register_function(PyObject*, PyObject* object) {
   return register_object(object);
 }
 
-PyMethodDef module_functions[] = {{"_d2o_register", register_function, METH_O,
-                                   "The librarian: files `object` under the next index, returned."},
-                                  {nullptr, nullptr, 0, nullptr}};
+PyMethodDef librarian_functions[] = {
+    {"_d2o_register", register_function, METH_O,
+     "The librarian: files `object` under the next index, returned."},
+    {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace
 
 void bind_d2o_librarian(pybind11::module_& m) {
   library.objects = PyDict_New();
   if (library.objects == nullptr) throw pybind11::error_already_set();
-  if (PyModule_AddFunctions(m.ptr(), module_functions) < 0) throw pybind11::error_already_set();
+  if (PyModule_AddFunctions(m.ptr(), librarian_functions) < 0) throw pybind11::error_already_set();
   m.def(
       "_d2o_library", [] { return pybind11::reinterpret_borrow<pybind11::dict>(library.objects); },
       "The librarian's dict (index -> weak reference), swept in place.");
