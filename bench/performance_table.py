@@ -160,7 +160,10 @@ def main():
     ops, setups = tables(runs, "op"), tables(runs, "setup")
     header = (f"{len(runs)} run(s) on {meta.get('host')} ({meta.get('cpu')}, {meta.get('cores')} cores, "
               f"np {meta.get('np')}), adlib {meta.get('versions', {}).get('adlib_commit')}; "
-              f"tuning file: {meta.get('tuning_file', 'not recorded')}\n\n")
+              f"tuning file: {meta.get('tuning_file', 'not recorded')}; "
+              f"single copy {meta.get('single_copy', 'not recorded')}, transparent huge pages "
+              f"{meta.get('transparent_huge_pages', 'not recorded')}, GLIBC_TUNABLES "
+              f"{meta.get('glibc_tunables') or 'unset'}\n\n")
     with open(stem + "-performance.md", "w") as f:
         f.write(header + markdown(ops, "Operations") + "\n" + markdown(setups, "Set-up"))
     plot(ops, stem + "-performance.png")

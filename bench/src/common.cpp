@@ -128,6 +128,22 @@ std::string cpu_model() {
   return "unknown";
 }
 
+// The kernel's transparent-huge-page mode (the bracketed word of
+// /sys/kernel/mm/transparent_hugepage/enabled: always, madvise or never;
+// "unknown" elsewhere).  Set-up lines are mostly first touches of fresh
+// memory on the project's VMs, a fault per 4 KiB page unless a huge page
+// backs it, so their figures compare only across equal modes (and equal
+// GLIBC_TUNABLES: glibc.malloc.hugetlb=1 puts malloc's large blocks on
+// huge pages in every library of the process).
+std::string transparent_huge_pages() {
+  std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string text;
+  std::getline(in, text);
+  const auto open = text.find('['), close = text.find(']');
+  if (open == std::string::npos || close == std::string::npos || close < open) return "unknown";
+  return text.substr(open + 1, close - open - 1);
+}
+
 std::string mpi_library() {
   char text[MPI_MAX_LIBRARY_VERSION_STRING];
   int length = 0;
@@ -366,6 +382,8 @@ void write_meta() {
        << ",\"build_type\":" << quoted(ADLIB_BENCH_BUILD_TYPE)
        << ",\"peers\":" << quoted(ADLIB_BENCH_PEERS_BUILT) << "}"
        << ",\"single_copy\":" << quoted(single_copy)
+       << ",\"transparent_huge_pages\":" << quoted(transparent_huge_pages())
+       << ",\"glibc_tunables\":" << quoted(env_or("GLIBC_TUNABLES", ""))
        << ",\"min_rep_s\":" << quoted(env_or("ANCHORS_MIN_REP_S", "0.2"))
        << ",\"configuration\":" << quoted(adlib::Configuration::environment().describe())
        << ",\"tuning_file\":" << quoted(adlib::Configuration::tuning_file().describe())
@@ -382,6 +400,8 @@ void write_meta() {
   std::printf("# adlib configuration: %s; tuning file: %s\n",
               adlib::Configuration::environment().describe().c_str(),
               adlib::Configuration::tuning_file().describe().c_str());
+  std::printf("# memory: transparent huge pages %s, GLIBC_TUNABLES %s\n",
+              transparent_huge_pages().c_str(), env_or("GLIBC_TUNABLES", "unset").c_str());
   std::fflush(stdout);
 }
 
