@@ -95,11 +95,14 @@ struct Configuration {
   /// ADLIB_REDUCTION_LONG_BYTES: from this many bytes the automatic choice
   /// treats a reduction as a long vector (bandwidth-bound algorithms); below
   /// it, as a short one (latency-bound).  Measured crossover on the reference
-  /// machines: see docs/algorithm_selection.md.
+  /// machines: see docs/algorithm_selection.md; scripts/tune measures it
+  /// per machine (on this project's VMs 8192: a 4 KiB message is Open MPI's
+  /// first one past its shared-memory eager limit).
   std::int64_t reduction_long_bytes = 4096;
   /// ADLIB_REDUCTION_SPLIT_BYTES: from this many bytes the automatic choice
   /// splits a long vector among the members (each combines only its share)
-  /// even below 4 members, where whole-vector exchanges otherwise win.
+  /// even below 4 members, where whole-vector exchanges otherwise win
+  /// (scripts/tune measures it).
   std::int64_t reduction_split_bytes = 1 << 20;
   /// ADLIB_RANKS_PER_NODE: 0 (the default) groups ranks into nodes as MPI
   /// sees them (MPI_Comm_split_type with MPI_COMM_TYPE_SHARED); k > 0 makes
@@ -110,7 +113,9 @@ struct Configuration {
   /// as pieces of at most this many bytes and combine each arriving piece at
   /// once, while it is still in cache, instead of reading a whole arrival
   /// back from memory (0: whole messages).  Both ends cut alike, so every
-  /// rank must hold the same value.
+  /// rank must hold the same value.  scripts/tune measures it (on this
+  /// project's VMs whole messages won: each piece is one more message
+  /// through Open MPI's cross-memory attach).
   std::int64_t collective_piece_bytes = 256 * 1024;
   /// ADLIB_MERGE_INDEX_WALKS: where a schedule packs several index-list
   /// messages from one array (and copies some of it locally), or unpacks

@@ -27,6 +27,10 @@
 // large contiguous message: where cross-memory attach is slow, the packed
 // message of tens of KiB loses (docs/performance.md).
 //
+// And the reduction thresholds, for sums of doubles over the two ranks
+// (measure_reductions): ADLIB_REDUCTION_LONG_BYTES, ADLIB_REDUCTION_SPLIT_BYTES
+// and ADLIB_COLLECTIVE_PIECE_BYTES.
+//
 // The prefetch distance of the index-list loops is not measured: 8 to 64
 // elements measured alike on both CPUs tried (runtime/detail/
 // index_list_kernels.hpp), so it stays a constant.
@@ -122,6 +126,155 @@ double face_exchange_us(Index rows, Index row_length, adlib::TransferMethod meth
       expect_received(a[static_cast<std::size_t>(face + i * pitch + 1 + j)] == sent(partner, i, j),
                       "face", rows, row_length);
   return us;
+}
+
+// The median time (us, MAX over ranks) of one out-of-place sum of `count`
+// doubles over both ranks under `config`; the sums are checked once.
+double reduction_us(Index count, const adlib::Configuration& config) {
+  const int me = rank();
+  std::vector<double> x(static_cast<std::size_t>(count)), y(x.size());
+  for (Index i = 0; i < count; ++i) x[static_cast<std::size_t>(i)] = 1e7 * me + double(i);
+  adlib::RedxSchedule<double, adlib::op::Add, Kokkos::HostSpace> sum(adlib::Comm(comm()), count,
+                                                                     adlib::op::add, config);
+  const double us = time_op([&] { sum.execute(x.data(), y.data()); }).median_us;
+  for (Index i = 0; i < count; ++i)  // 2 ranks: (0 + i) + (1e7 + i)
+    expect_received(y[static_cast<std::size_t>(i)] == 1e7 + 2.0 * double(i), "sum", count, 0);
+  return us;
+}
+
+// The threshold from which `second` replaces `first`: the one of `sizes`
+// (or `never`) that makes the measured times (the faster of two rounds)
+// smallest, each size's times scaled by its faster one so that every size
+// weighs alike.  Unlike "at every larger size", one noisy measurement
+// cannot move it far: on these VMs an 8 MiB sum varied by 10-20 % between
+// runs and flipped the ring's lead there in one run of three.
+std::int64_t crossover(const std::vector<Index>& sizes, const std::vector<double>& first,
+                       const std::vector<double>& second, std::int64_t never) {
+  std::int64_t best = never;
+  double best_cost = 0.0;
+  for (std::size_t k = 0; k < sizes.size(); ++k)
+    best_cost += first[k] / std::min(first[k], second[k]);
+  for (std::size_t from = sizes.size(); from-- > 0;) {
+    double cost = 0.0;
+    for (std::size_t k = 0; k < sizes.size(); ++k)
+      cost += (k < from ? first[k] : second[k]) / std::min(first[k], second[k]);
+    if (cost < best_cost) {
+      best_cost = cost;
+      best = sizes[from];
+    }
+  }
+  return best;
+}
+
+// The reduction thresholds at 2 ranks, with their tables (comment lines of
+// the tuning file): ADLIB_REDUCTION_LONG_BYTES (MPI_Allreduce against
+// adlib's recursive doubling, 512 B to 1 MiB), ADLIB_REDUCTION_SPLIT_BYTES
+// (recursive doubling against the ring, 64 KiB to 8 MiB) and
+// ADLIB_COLLECTIVE_PIECE_BYTES (the automatic choice under those two, on
+// 1 and 8 MiB vectors, for pieces of 32 KiB to 1 MiB or whole messages).
+struct ReductionChoices {
+  std::int64_t long_bytes = 0, split_bytes = 0, piece_bytes = 0;
+  std::string table;
+};
+
+ReductionChoices measure_reductions() {
+  using adlib::ReductionAlgorithm;
+  ReductionChoices out;
+  const adlib::Configuration base = adlib::Configuration::environment();
+  auto forced = [&](ReductionAlgorithm algorithm) {
+    adlib::Configuration c = base;
+    c.reduction = algorithm;
+    return c;
+  };
+  auto row = [&](const char* format, long long a, double x, double y) {
+    char text[160];
+    std::snprintf(text, sizeof text, format, a, x, y);
+    out.table += text;
+    if (rank() == 0) {
+      std::fputs(text + 4, stdout);
+      std::fflush(stdout);
+    }
+  };
+  // Two rounds, the second in reverse order so that a drift of the host
+  // does not favour one end; the faster of each pair is kept.
+  auto sweep = [&](const std::vector<Index>& sizes, ReductionAlgorithm a, ReductionAlgorithm b,
+                   const char* format, std::vector<double>& ta, std::vector<double>& tb) {
+    ta.assign(sizes.size(), 0.0);
+    tb.assign(sizes.size(), 0.0);
+    for (int round = 0; round < 2; ++round)
+      for (std::size_t step = 0; step < sizes.size(); ++step) {
+        const std::size_t k = round == 0 ? step : sizes.size() - 1 - step;
+        const Index count = sizes[k] / Index(sizeof(double));
+        const double x = reduction_us(count, forced(a)), y = reduction_us(count, forced(b));
+        ta[k] = round == 0 ? x : std::min(ta[k], x);
+        tb[k] = round == 0 ? y : std::min(tb[k], y);
+        row(format, static_cast<long long>(sizes[k]), x, y);
+      }
+  };
+  const std::vector<Index> short_sizes = {512,   1024,  2048,   4096,   8192,   16384,
+                                          32768, 65536, 131072, 262144, 524288, 1048576};
+  std::vector<double> by_mpi, by_doubling;
+  out.table +=
+      "# sums of doubles over 2 ranks, MPI_Allreduce or adlib's recursive doubling, two "
+      "rounds:\n";
+  sweep(short_sizes, ReductionAlgorithm::mpi, ReductionAlgorithm::recursive_doubling,
+        "#   %8lld bytes: mpi %9.2f us, recursive doubling %9.2f us\n", by_mpi, by_doubling);
+  out.long_bytes = crossover(short_sizes, by_mpi, by_doubling, kNeverBytes);
+  const std::vector<Index> long_sizes = {65536,   131072,  262144,  524288,
+                                         1048576, 2097152, 4194304, 8388608};
+  std::vector<double> whole, ring;
+  out.table += "# recursive doubling (whole vectors) or the ring, two rounds:\n";
+  sweep(long_sizes, ReductionAlgorithm::recursive_doubling, ReductionAlgorithm::ring,
+        "#   %8lld bytes: recursive doubling %9.2f us, ring %9.2f us\n", whole, ring);
+  out.split_bytes = crossover(long_sizes, whole, ring, kNeverBytes);
+  // Pieces: the automatic choice under the two thresholds just measured,
+  // two rounds (the second in reverse order, so that a drift of the host
+  // does not favour one end), the faster of each pair kept.  Each size's
+  // times are scaled by its fastest, so that the 8 MiB vector does not
+  // outweigh the 1 MiB one, and the default stays unless another size
+  // scores more than 10 % better: on these VMs one 8 MiB sum varied by
+  // 10-20 % between the two rounds, and no piece size won by more.
+  adlib::Configuration chosen = base;
+  chosen.reduction_long_bytes = out.long_bytes;
+  chosen.reduction_split_bytes = out.split_bytes;
+  const std::vector<Index> pieces = {0, 32768, 65536, 131072, 262144, 524288, 1048576};
+  const std::vector<Index> vectors = {Index(1) << 17, Index(1) << 20};  // 1 and 8 MiB
+  std::vector<std::vector<double>> us(pieces.size(), std::vector<double>(vectors.size(), 0.0));
+  out.table +=
+      "# the automatic choice under those, pieces of (0: whole messages), 1 and 8 MiB, "
+      "two rounds:\n";
+  for (int round = 0; round < 2; ++round)
+    for (std::size_t step = 0; step < pieces.size(); ++step) {
+      const std::size_t k = round == 0 ? step : pieces.size() - 1 - step;
+      chosen.collective_piece_bytes = pieces[k];
+      std::vector<double> now;
+      for (std::size_t v = 0; v < vectors.size(); ++v) {
+        now.push_back(reduction_us(vectors[v], chosen));
+        us[k][v] = round == 0 ? now.back() : std::min(us[k][v], now.back());
+      }
+      row("#   pieces of %7lld bytes: 1 MiB %9.2f us, 8 MiB %9.2f us\n",
+          static_cast<long long>(pieces[k]), now[0], now[1]);
+    }
+  std::vector<double> fastest(vectors.size(), 0.0);
+  for (std::size_t v = 0; v < vectors.size(); ++v) {
+    fastest[v] = us[0][v];
+    for (const auto& times : us) fastest[v] = std::min(fastest[v], times[v]);
+  }
+  auto score = [&](std::size_t k) {
+    double sum = 0.0;
+    for (std::size_t v = 0; v < vectors.size(); ++v) sum += us[k][v] / fastest[v];
+    return sum;
+  };
+  out.piece_bytes = base.collective_piece_bytes;
+  const auto built_in = std::find(pieces.begin(), pieces.end(), base.collective_piece_bytes);
+  double best =
+      built_in == pieces.end() ? 1e300 : score(static_cast<std::size_t>(built_in - pieces.begin()));
+  for (std::size_t k = 0; k < pieces.size(); ++k)
+    if (score(k) < 0.9 * best) {
+      best = score(k);
+      out.piece_bytes = pieces[k];
+    }
+  return out;
 }
 
 // GA1 and SC1 at their scenario sizes (2^18 random indices into 2^22
@@ -231,6 +384,7 @@ int run_tuning(const std::string& path) {
     return v[v.size() / 2];
   };
   const bool merge = median(merged_us) < median(separate_us);
+  const ReductionChoices reductions = measure_reductions();
   if (rank() == 0)
     std::printf("index walks merged: %s\nseparate: %s\n", merged_detail.c_str(),
                 separate_detail.c_str());
@@ -257,16 +411,30 @@ int run_tuning(const std::string& path) {
         << "# GA1 and SC1 (2^18 indices into 2^22 doubles), median of 5, alternating:\n#   index "
            "walks merged (3 rounds): "
         << merged_detail << "\n#   one loop per list:  " << separate_detail
-        << "\n# the faster:\nADLIB_MERGE_INDEX_WALKS=" << (merge ? 1 : 0) << "\n";
+        << "\n# the faster:\nADLIB_MERGE_INDEX_WALKS=" << (merge ? 1 : 0) << "\n"
+        << reductions.table
+        << "# the size from which adlib's recursive doubling replaces MPI_Allreduce that makes "
+           "the times above smallest, each size's scaled by its faster (2^40: never):\n"
+           "ADLIB_REDUCTION_LONG_BYTES="
+        << reductions.long_bytes
+        << "\n# the size from which the ring replaces recursive doubling, chosen alike (2^40: "
+           "never):\nADLIB_REDUCTION_SPLIT_BYTES="
+        << reductions.split_bytes
+        << "\n# the fastest piece size (each vector's time over its fastest, summed; the "
+           "built-in one unless another is more than 10 % better):\nADLIB_COLLECTIVE_PIECE_BYTES="
+        << reductions.piece_bytes << "\n";
     if (!out) {
       std::fprintf(stderr, "adlib_bench --adlib_tune: cannot write %s\n", path.c_str());
       return 1;
     }
     std::printf(
         "ADLIB_DATATYPE_MIN_BYTES=%lld ADLIB_DENSE_DATATYPE_MAX_BYTES=%lld "
-        "ADLIB_MERGE_INDEX_WALKS=%d written to %s\n",
+        "ADLIB_MERGE_INDEX_WALKS=%d ADLIB_REDUCTION_LONG_BYTES=%lld "
+        "ADLIB_REDUCTION_SPLIT_BYTES=%lld ADLIB_COLLECTIVE_PIECE_BYTES=%lld written to %s\n",
         static_cast<long long>(threshold), static_cast<long long>(dense_limit), merge ? 1 : 0,
-        path.c_str());
+        static_cast<long long>(reductions.long_bytes),
+        static_cast<long long>(reductions.split_bytes),
+        static_cast<long long>(reductions.piece_bytes), path.c_str());
   }
   return 0;
 }
