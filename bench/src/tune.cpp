@@ -235,6 +235,7 @@ ReductionChoices measure_reductions() {
   // scores more than 10 % better: on these VMs one 8 MiB sum varied by
   // 10-20 % between the two rounds, and no piece size won by more.
   adlib::Configuration chosen = base;
+  chosen.reduction = ReductionAlgorithm::automatic;  // whatever ADLIB_REDUCTION says
   chosen.reduction_long_bytes = out.long_bytes;
   chosen.reduction_split_bytes = out.split_bytes;
   const std::vector<Index> pieces = {0, 32768, 65536, 131072, 262144, 524288, 1048576};
@@ -265,15 +266,14 @@ ReductionChoices measure_reductions() {
     for (std::size_t v = 0; v < vectors.size(); ++v) sum += us[k][v] / fastest[v];
     return sum;
   };
-  out.piece_bytes = base.collective_piece_bytes;
+  std::size_t best = 0;
+  for (std::size_t k = 1; k < pieces.size(); ++k)
+    if (score(k) < score(best)) best = k;
   const auto built_in = std::find(pieces.begin(), pieces.end(), base.collective_piece_bytes);
-  double best =
-      built_in == pieces.end() ? 1e300 : score(static_cast<std::size_t>(built_in - pieces.begin()));
-  for (std::size_t k = 0; k < pieces.size(); ++k)
-    if (score(k) < 0.9 * best) {
-      best = score(k);
-      out.piece_bytes = pieces[k];
-    }
+  const bool keep_built_in =
+      built_in != pieces.end() &&
+      score(best) >= 0.9 * score(static_cast<std::size_t>(built_in - pieces.begin()));
+  out.piece_bytes = keep_built_in ? base.collective_piece_bytes : pieces[best];
   return out;
 }
 
