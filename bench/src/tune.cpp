@@ -14,16 +14,17 @@
 // array) as an MPI datatype rather than packing them.  Ranks r and r^1
 // exchange one such column, rewritten before each exchange (as XFER-COL
 // does), packed and as a datatype, for columns of 128 to 16384 doubles at
-// three pitches; the threshold is the smallest size from which the
-// datatype is at least as fast, its times summed over the pitches, at every
-// larger size.
-// Where it never is, the threshold is 2^40 bytes: always pack.  And
+// three pitches; the threshold is the size from which the datatype
+// replaces packing that makes the times, summed over the pitches, smallest
+// (crossover(): each size's times scaled by its faster, so that one noisy
+// size cannot move it far).  Where packing wins throughout, 2^40 bytes:
+// always pack.  And
 // ADLIB_DENSE_DATATYPE_MAX_BYTES, the largest message of long rows (a
 // cache line or more: a face of a 3-D block) that the automatic rule sends
 // as a datatype: faces of rows of 64 and of 256 doubles, 8 to 256 KiB,
-// exchanged both ways; the limit is the largest size up to which the
-// datatype is at least as fast, summed over the two row lengths, at every
-// smaller size (0: never).  Which way wins depends on how Open MPI moves a
+// exchanged both ways; the limit is the largest size below the one from
+// which packing replaces the datatype, chosen alike, the times summed over
+// the two row lengths (0: never).  Which way wins depends on how Open MPI moves a
 // large contiguous message: where cross-memory attach is slow, the packed
 // message of tens of KiB loses (docs/performance.md).
 //
@@ -143,11 +144,12 @@ double reduction_us(Index count, const adlib::Configuration& config) {
 }
 
 // The threshold from which `second` replaces `first`: the one of `sizes`
-// (or `never`) that makes the measured times (the faster of two rounds)
-// smallest, each size's times scaled by its faster one so that every size
-// weighs alike.  Unlike "at every larger size", one noisy measurement
-// cannot move it far: on these VMs an 8 MiB sum varied by 10-20 % between
-// runs and flipped the ring's lead there in one run of three.
+// (or `never`) that makes the measured times smallest, each size's times
+// scaled by its faster one so that every size weighs alike.  Unlike "at
+// every larger size", one noisy measurement cannot move it far: on these
+// VMs an 8 MiB sum varied by 10-20 % between runs and flipped the ring's
+// lead there in one run of three, and one 16 KiB column pair (1.02) moved
+// ADLIB_DATATYPE_MIN_BYTES from 4096 to 32768 in one run of five.
 std::int64_t crossover(const std::vector<Index>& sizes, const std::vector<double>& first,
                        const std::vector<double>& second, std::int64_t never) {
   std::int64_t best = never;
@@ -365,9 +367,12 @@ int run_tuning(const std::string& path) {
         std::fflush(stdout);
       }
     }
+  // The size from which packing replaces the datatype (crossover's rule);
+  // the limit is the largest measured size below it.
+  const std::int64_t packed_from = crossover(face_bytes, face_typed, face_packed, kNeverBytes);
   std::int64_t dense_limit = 0;
-  for (std::size_t b = 0; b < face_bytes.size() && face_typed[b] <= face_packed[b]; ++b)
-    dense_limit = face_bytes[b];
+  for (const Index bytes : face_bytes)
+    if (bytes < packed_from) dense_limit = bytes;
   // Merged index-list walks against one loop per list, alternating three
   // times (the host's speed drifts by 15 % between consecutive runs here):
   // the medians decide.
@@ -388,25 +393,26 @@ int run_tuning(const std::string& path) {
   if (rank() == 0)
     std::printf("index walks merged: %s\nseparate: %s\n", merged_detail.c_str(),
                 separate_detail.c_str());
-  // The smallest count from which the datatype is as fast, summed over the
-  // pitches, at every larger count.
-  std::int64_t threshold = kNeverBytes;
-  for (std::size_t c = counts.size(); c-- > 0;) {
-    if (typed_sum[c] > packed_sum[c]) break;
-    threshold = counts[c] * static_cast<std::int64_t>(sizeof(double));
-  }
+  // The size from which the datatype replaces packing, its times summed
+  // over the pitches (crossover's rule).
+  std::vector<Index> count_bytes;
+  for (const Index c : counts) count_bytes.push_back(c * Index(sizeof(double)));
+  const std::int64_t threshold = crossover(count_bytes, packed_sum, typed_sum, kNeverBytes);
   if (rank() == 0) {
     std::ofstream out(path);
     out << "# adlib tuning file, written by scripts/tune (adlib_bench --adlib_tune) on "
         << utc_time() << "\n# for this machine: its CPU, memory and MPI library (runtime/"
         << "tuning_file.hpp; environment variables override it)\n"
         << "# column exchanges with rank r^1, packed or as an MPI datatype (median of 5):\n"
-        << table << "# the smallest size from which the datatype is as fast, summed over the "
-        << "pitches, at every larger size (2^40: never):\nADLIB_DATATYPE_MIN_BYTES=" << threshold
+        << table
+        << "# the size from which the datatype replaces packing that makes the times (summed "
+           "over the pitches) smallest, each size's scaled by its faster (2^40: never):\n"
+           "ADLIB_DATATYPE_MIN_BYTES="
+        << threshold
         << "\n# faces of long rows with rank r^1, packed or as an MPI datatype (median of 5):\n"
         << face_table
-        << "# the largest size up to which the datatype is as fast, summed over the row "
-           "lengths, at every smaller size (0: never):\nADLIB_DENSE_DATATYPE_MAX_BYTES="
+        << "# the largest size below the one from which packing replaces the datatype, chosen "
+           "alike (summed over the row lengths; 0: never):\nADLIB_DENSE_DATATYPE_MAX_BYTES="
         << dense_limit << "\n"
         << "# GA1 and SC1 (2^18 indices into 2^22 doubles), median of 5, alternating:\n#   index "
            "walks merged (3 rounds): "
