@@ -11,6 +11,7 @@
 #include <benchmark/benchmark.h>
 #include <Kokkos_Core.hpp>
 #include <adlib/runtime/configuration.hpp>
+#include <adlib/runtime/tuning_file.hpp>
 #include <adlib/version.hpp>
 #include <cmath>
 #include <cstdio>
@@ -400,6 +401,20 @@ void write_meta() {
   std::printf("# adlib configuration: %s; tuning file: %s\n",
               adlib::Configuration::environment().describe().c_str(),
               adlib::Configuration::tuning_file().describe().c_str());
+  // A file from an older scripts/tune leaves later settings at their
+  // built-in values: say which, once per run.
+  const adlib::TuningFile& file = adlib::Configuration::tuning_file();
+  if (file.found()) {
+    std::string lacking;
+    for (const std::string& name : adlib::tunable_settings())
+      if (file.value(name.c_str()) == nullptr) lacking += (lacking.empty() ? "" : ", ") + name;
+    if (!lacking.empty())
+      std::fprintf(
+          stderr,
+          "# note: the tuning file does not set %s: built-in values for them (scripts/tune "
+          "measures every setting)\n",
+          lacking.c_str());
+  }
   std::printf("# memory: transparent huge pages %s, GLIBC_TUNABLES %s\n",
               transparent_huge_pages().c_str(), env_or("GLIBC_TUNABLES", "unset").c_str());
   std::fflush(stdout);
