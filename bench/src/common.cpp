@@ -368,6 +368,8 @@ void write_meta() {
   gethostname(host, sizeof host - 1);
   const long cores = sysconf(_SC_NPROCESSORS_ONLN);
   const std::string single_copy = env_or("OMPI_MCA_btl_vader_single_copy_mechanism", "default");
+  const std::string huge_pages = transparent_huge_pages();
+  const std::string glibc_tunables = env_or("GLIBC_TUNABLES", "");
   std::ostringstream json;
   json << "{\"meta\":true,\"kind\":\"meta\",\"host\":" << quoted(host)
        << ",\"cpu\":" << quoted(cpu_model()) << ",\"cores\":" << cores << ",\"np\":" << comm_size
@@ -383,8 +385,8 @@ void write_meta() {
        << ",\"build_type\":" << quoted(ADLIB_BENCH_BUILD_TYPE)
        << ",\"peers\":" << quoted(ADLIB_BENCH_PEERS_BUILT) << "}"
        << ",\"single_copy\":" << quoted(single_copy)
-       << ",\"transparent_huge_pages\":" << quoted(transparent_huge_pages())
-       << ",\"glibc_tunables\":" << quoted(env_or("GLIBC_TUNABLES", ""))
+       << ",\"transparent_huge_pages\":" << quoted(huge_pages)
+       << ",\"glibc_tunables\":" << quoted(glibc_tunables)
        << ",\"min_rep_s\":" << quoted(env_or("ANCHORS_MIN_REP_S", "0.2"))
        << ",\"configuration\":" << quoted(adlib::Configuration::environment().describe())
        << ",\"tuning_file\":" << quoted(adlib::Configuration::tuning_file().describe())
@@ -415,8 +417,8 @@ void write_meta() {
           "measures every setting)\n",
           lacking.c_str());
   }
-  std::printf("# memory: transparent huge pages %s, GLIBC_TUNABLES %s\n",
-              transparent_huge_pages().c_str(), env_or("GLIBC_TUNABLES", "unset").c_str());
+  std::printf("# memory: transparent huge pages %s, GLIBC_TUNABLES %s\n", huge_pages.c_str(),
+              glibc_tunables.empty() ? "unset" : glibc_tunables.c_str());
   std::fflush(stdout);
 }
 

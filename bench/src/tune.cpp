@@ -43,6 +43,7 @@
 #include <ctime>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <adlib/adlib.hpp>
@@ -129,6 +130,35 @@ double face_exchange_us(Index rows, Index row_length, adlib::TransferMethod meth
   return us;
 }
 
+// Appends `row` (a comment line of the tuning file, "#   ...") to `table`
+// and shows it, without the comment's "#   ", as progress on rank 0.
+void add_row(std::string& table, const char* row) {
+  table += row;
+  if (rank() == 0) {
+    std::fputs(row + 4, stdout);
+    std::fflush(stdout);
+  }
+}
+
+// measure(k) for k = 0 .. n-1, then again for k = n-1 .. 0 (a drift of the
+// host then favours neither end); each k keeps the faster of its two
+// results, element by element.
+template <class Measure>
+std::vector<std::vector<double>> two_rounds(std::size_t n, Measure measure) {
+  std::vector<std::vector<double>> best(n);
+  for (int round = 0; round < 2; ++round)
+    for (std::size_t step = 0; step < n; ++step) {
+      const std::size_t k = round == 0 ? step : n - 1 - step;
+      const std::vector<double> now = measure(k);
+      if (round == 0) {
+        best[k] = now;
+        continue;
+      }
+      for (std::size_t i = 0; i < now.size(); ++i) best[k][i] = std::min(best[k][i], now[i]);
+    }
+  return best;
+}
+
 // The median time (us, MAX over ranks) of one out-of-place sum of `count`
 // doubles over both ranks under `config`; the sums are checked once.
 double reduction_us(Index count, const adlib::Configuration& config) {
@@ -152,17 +182,16 @@ double reduction_us(Index count, const adlib::Configuration& config) {
 // ADLIB_DATATYPE_MIN_BYTES from 4096 to 32768 in one run of five.
 std::int64_t crossover(const std::vector<Index>& sizes, const std::vector<double>& first,
                        const std::vector<double>& second, std::int64_t never) {
+  // from == sizes.size(): `second` never; ties keep the larger threshold.
   std::int64_t best = never;
   double best_cost = 0.0;
-  for (std::size_t k = 0; k < sizes.size(); ++k)
-    best_cost += first[k] / std::min(first[k], second[k]);
-  for (std::size_t from = sizes.size(); from-- > 0;) {
+  for (std::size_t from = sizes.size() + 1; from-- > 0;) {
     double cost = 0.0;
     for (std::size_t k = 0; k < sizes.size(); ++k)
       cost += (k < from ? first[k] : second[k]) / std::min(first[k], second[k]);
-    if (cost < best_cost) {
+    if (from == sizes.size() || cost < best_cost) {
       best_cost = cost;
-      best = sizes[from];
+      best = from == sizes.size() ? never : sizes[from];
     }
   }
   return best;
@@ -191,73 +220,62 @@ ReductionChoices measure_reductions() {
   auto row = [&](const char* format, long long a, double x, double y) {
     char text[160];
     std::snprintf(text, sizeof text, format, a, x, y);
-    out.table += text;
-    if (rank() == 0) {
-      std::fputs(text + 4, stdout);
-      std::fflush(stdout);
-    }
+    add_row(out.table, text);
   };
-  // Two rounds, the second in reverse order so that a drift of the host
-  // does not favour one end; the faster of each pair is kept.
+  // Both algorithms at each size, two rounds (two_rounds): their times.
   auto sweep = [&](const std::vector<Index>& sizes, ReductionAlgorithm a, ReductionAlgorithm b,
-                   const char* format, std::vector<double>& ta, std::vector<double>& tb) {
-    ta.assign(sizes.size(), 0.0);
-    tb.assign(sizes.size(), 0.0);
-    for (int round = 0; round < 2; ++round)
-      for (std::size_t step = 0; step < sizes.size(); ++step) {
-        const std::size_t k = round == 0 ? step : sizes.size() - 1 - step;
-        const Index count = sizes[k] / Index(sizeof(double));
-        const double x = reduction_us(count, forced(a)), y = reduction_us(count, forced(b));
-        ta[k] = round == 0 ? x : std::min(ta[k], x);
-        tb[k] = round == 0 ? y : std::min(tb[k], y);
-        row(format, static_cast<long long>(sizes[k]), x, y);
-      }
+                   const char* format) {
+    const auto best = two_rounds(sizes.size(), [&](std::size_t k) {
+      const Index count = sizes[k] / Index(sizeof(double));
+      const double x = reduction_us(count, forced(a)), y = reduction_us(count, forced(b));
+      row(format, static_cast<long long>(sizes[k]), x, y);
+      return std::vector<double>{x, y};
+    });
+    std::pair<std::vector<double>, std::vector<double>> times;
+    for (const auto& pair : best) {
+      times.first.push_back(pair[0]);
+      times.second.push_back(pair[1]);
+    }
+    return times;
   };
   const std::vector<Index> short_sizes = {512,   1024,  2048,   4096,   8192,   16384,
                                           32768, 65536, 131072, 262144, 524288, 1048576};
-  std::vector<double> by_mpi, by_doubling;
   out.table +=
       "# sums of doubles over 2 ranks, MPI_Allreduce or adlib's recursive doubling, two "
       "rounds:\n";
-  sweep(short_sizes, ReductionAlgorithm::mpi, ReductionAlgorithm::recursive_doubling,
-        "#   %8lld bytes: mpi %9.2f us, recursive doubling %9.2f us\n", by_mpi, by_doubling);
+  const auto [by_mpi, by_doubling] =
+      sweep(short_sizes, ReductionAlgorithm::mpi, ReductionAlgorithm::recursive_doubling,
+            "#   %8lld bytes: mpi %9.2f us, recursive doubling %9.2f us\n");
   out.long_bytes = crossover(short_sizes, by_mpi, by_doubling, kNeverBytes);
   const std::vector<Index> long_sizes = {65536,   131072,  262144,  524288,
                                          1048576, 2097152, 4194304, 8388608};
-  std::vector<double> whole, ring;
   out.table += "# recursive doubling (whole vectors) or the ring, two rounds:\n";
-  sweep(long_sizes, ReductionAlgorithm::recursive_doubling, ReductionAlgorithm::ring,
-        "#   %8lld bytes: recursive doubling %9.2f us, ring %9.2f us\n", whole, ring);
+  const auto [whole, ring] =
+      sweep(long_sizes, ReductionAlgorithm::recursive_doubling, ReductionAlgorithm::ring,
+            "#   %8lld bytes: recursive doubling %9.2f us, ring %9.2f us\n");
   out.split_bytes = crossover(long_sizes, whole, ring, kNeverBytes);
   // Pieces: the automatic choice under the two thresholds just measured,
-  // two rounds (the second in reverse order, so that a drift of the host
-  // does not favour one end), the faster of each pair kept.  Each size's
-  // times are scaled by its fastest, so that the 8 MiB vector does not
-  // outweigh the 1 MiB one, and the default stays unless another size
-  // scores more than 10 % better: on these VMs one 8 MiB sum varied by
-  // 10-20 % between the two rounds, and no piece size won by more.
+  // two rounds.  Each vector's times are scaled by its fastest, so that the
+  // 8 MiB one does not outweigh the 1 MiB one, and the built-in size stays
+  // unless another scores more than 10 % better: on these VMs one 8 MiB sum
+  // varied by 10-20 % between the two rounds, and no piece size won by more.
   adlib::Configuration chosen = base;
   chosen.reduction = ReductionAlgorithm::automatic;  // whatever ADLIB_REDUCTION says
   chosen.reduction_long_bytes = out.long_bytes;
   chosen.reduction_split_bytes = out.split_bytes;
   const std::vector<Index> pieces = {0, 32768, 65536, 131072, 262144, 524288, 1048576};
   const std::vector<Index> vectors = {Index(1) << 17, Index(1) << 20};  // 1 and 8 MiB
-  std::vector<std::vector<double>> us(pieces.size(), std::vector<double>(vectors.size(), 0.0));
   out.table +=
       "# the automatic choice under those, pieces of (0: whole messages), 1 and 8 MiB, "
       "two rounds:\n";
-  for (int round = 0; round < 2; ++round)
-    for (std::size_t step = 0; step < pieces.size(); ++step) {
-      const std::size_t k = round == 0 ? step : pieces.size() - 1 - step;
-      chosen.collective_piece_bytes = pieces[k];
-      std::vector<double> now;
-      for (std::size_t v = 0; v < vectors.size(); ++v) {
-        now.push_back(reduction_us(vectors[v], chosen));
-        us[k][v] = round == 0 ? now.back() : std::min(us[k][v], now.back());
-      }
-      row("#   pieces of %7lld bytes: 1 MiB %9.2f us, 8 MiB %9.2f us\n",
-          static_cast<long long>(pieces[k]), now[0], now[1]);
-    }
+  const auto us = two_rounds(pieces.size(), [&](std::size_t k) {
+    chosen.collective_piece_bytes = pieces[k];
+    std::vector<double> now;
+    for (const Index count : vectors) now.push_back(reduction_us(count, chosen));
+    row("#   pieces of %7lld bytes: 1 MiB %9.2f us, 8 MiB %9.2f us\n",
+        static_cast<long long>(pieces[k]), now[0], now[1]);
+    return now;
+  });
   std::vector<double> fastest(vectors.size(), 0.0);
   for (std::size_t v = 0; v < vectors.size(); ++v) {
     fastest[v] = us[0][v];
@@ -339,11 +357,7 @@ int run_tuning(const std::string& path) {
       std::snprintf(
           row, sizeof row, "#   pitch %6lld B, %6lld doubles: pack %9.2f us, datatype %9.2f us\n",
           static_cast<long long>(pitches[p]), static_cast<long long>(counts[c]), packed, typed);
-      table += row;
-      if (rank() == 0) {
-        std::fputs(row + 4, stdout);  // progress, without the comment's "#   "
-        std::fflush(stdout);
-      }
+      add_row(table, row);
     }
   // Faces of long rows, 8 to 256 KiB, at two row lengths.
   const std::vector<Index> face_bytes = {8192, 16384, 32768, 65536, 131072, 262144};
@@ -361,11 +375,7 @@ int run_tuning(const std::string& path) {
       std::snprintf(
           row, sizeof row, "#   %4lld rows of %4lld doubles: pack %9.2f us, datatype %9.2f us\n",
           static_cast<long long>(rows), static_cast<long long>(row_length), packed, typed);
-      face_table += row;
-      if (rank() == 0) {
-        std::fputs(row + 4, stdout);
-        std::fflush(stdout);
-      }
+      add_row(face_table, row);
     }
   // The size from which packing replaces the datatype (crossover's rule);
   // the limit is the largest measured size below it.
@@ -389,10 +399,10 @@ int run_tuning(const std::string& path) {
     return v[v.size() / 2];
   };
   const bool merge = median(merged_us) < median(separate_us);
-  const ReductionChoices reductions = measure_reductions();
   if (rank() == 0)
     std::printf("index walks merged: %s\nseparate: %s\n", merged_detail.c_str(),
                 separate_detail.c_str());
+  const ReductionChoices reductions = measure_reductions();
   // The size from which the datatype replaces packing, its times summed
   // over the pitches (crossover's rule).
   std::vector<Index> count_bytes;
