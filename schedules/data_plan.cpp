@@ -2,6 +2,7 @@
 #include <adlib/schedules/data_plan.hpp>
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include <adlib/runtime/owner_groups.hpp>
@@ -104,6 +105,120 @@ void order_by_local_offset(std::int64_t* message, std::int64_t* receive, std::si
     message[i] &= owner_mask;
   }
 }
+
+// A read's message in the requester's order where the local offsets ascend
+// in request order (Gather's requests): the first request of each owner
+// offset, in request order, with the later ones fanned out from it.  A
+// bitmap of the owner offsets tells a first request from a repeat without
+// sorting: sorting each list by owner offset and back by local offset (four
+// radix passes) was a fifth of GA1's set-up.  One bitmap serves every
+// owner's list: each use clears what it set.
+class FirstRequestFilter {
+  // Where the first request of each of a few owner offsets arrives: open
+  // addressing, at least twice as many slots as offsets.
+  class ArrivalTable {
+   public:
+    explicit ArrivalTable(std::size_t offsets) {
+      std::size_t slots = 16;
+      while (slots < 2 * offsets) slots *= 2;
+      slots_.assign(slots, {-1, 0});
+      mask_ = slots - 1;
+    }
+    void insert(std::int64_t offset, std::int64_t arrival) {
+      std::size_t s = slot_of(offset);
+      while (slots_[s].first >= 0) s = (s + 1) & mask_;
+      slots_[s] = {offset, arrival};
+    }
+    // The arrival of an inserted offset (-1 for one never inserted: the
+    // probe ends at an empty slot, never loops).
+    std::int64_t find(std::int64_t offset) const {
+      std::size_t s = slot_of(offset);
+      while (slots_[s].first != offset && slots_[s].first >= 0) s = (s + 1) & mask_;
+      return slots_[s].first == offset ? slots_[s].second : -1;
+    }
+
+   private:
+    std::size_t slot_of(std::int64_t offset) const {
+      // Fibonacci hashing: neighbouring offsets land far apart.
+      return static_cast<std::size_t>(
+                 (static_cast<std::uint64_t>(offset) * 0x9E3779B97F4A7C15ull) >> 32) &
+             mask_;
+    }
+    std::vector<std::pair<std::int64_t, std::int64_t>> slots_;  // (offset or -1, arrival)
+    std::size_t mask_ = 0;
+  };
+
+ public:
+  // Is a bitmap for owner offsets up to `highest` worth it for `requests`
+  // requests: no more words than requests, so no more memory than the keys?
+  static bool fits(std::int64_t highest, std::size_t requests) {
+    return static_cast<std::uint64_t>(highest) / 64 < requests;
+  }
+  explicit FirstRequestFilter(std::int64_t highest)
+      : bits_(static_cast<std::size_t>(highest) / 64 + 1, 0) {}
+
+  // Turns one owner's keys (owner offset << 32 | local offset, local
+  // offsets ascending) into its message, in place, and its receive list;
+  // appends the repeats to `fan_out` and returns the message's length.
+  std::size_t emit(std::int64_t* key, std::size_t n, std::int64_t* receive,
+                   std::vector<FanOut>& fan_out) {
+    constexpr std::int64_t kLocalMask = (std::int64_t(1) << 32) - 1;
+    repeats_.clear();
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::int64_t wanted = key[i] >> 32, local = key[i] & kLocalMask;
+      if (test_and_set(wanted)) {
+        repeats_.push_back({wanted, local});
+        continue;
+      }
+      key[kept] = wanted;  // i >= kept: key i was read before position kept is written
+      receive[kept] = local;
+      ++kept;
+    }
+    clear(key, kept);
+    if (repeats_.empty()) return kept;
+    // Each repeat copies from where its owner offset's first request
+    // arrives: the repeated offsets marked in the bitmap, one pass over the
+    // message finds their first requests and notes where each arrives, in a
+    // table the size of the repeats (a sort and a search per repeat cost
+    // as much as the sort this filter replaces).
+    ArrivalTable arrivals(repeats_.size());
+    for (const auto& repeat : repeats_) test_and_set(repeat.first);
+    for (std::size_t j = 0; j < kept; ++j)
+      if (test(key[j])) arrivals.insert(key[j], receive[j]);
+    for (const auto& repeat : repeats_) {
+      fan_out.push_back({repeat.second, arrivals.find(repeat.first)});
+      bits_[word_of(repeat.first)] = 0;
+    }
+    return kept;
+  }
+
+ private:
+  static std::size_t word_of(std::int64_t offset) { return static_cast<std::size_t>(offset) / 64; }
+  static std::uint64_t bit_of(std::int64_t offset) {
+    return std::uint64_t(1) << (static_cast<std::uint64_t>(offset) % 64);
+  }
+  bool test(std::int64_t offset) const { return bits_[word_of(offset)] & bit_of(offset); }
+  bool test_and_set(std::int64_t offset) {
+    std::uint64_t& word = bits_[word_of(offset)];
+    const std::uint64_t bit = bit_of(offset);
+    const bool was = word & bit;
+    word |= bit;
+    return was;
+  }
+  // Clears the bits of `offsets[0, n)`, the only ones set: word by word
+  // where they are few, the whole bitmap at once where they are many.
+  void clear(const std::int64_t* offsets, std::size_t n) {
+    if (n * 8 >= bits_.size()) {
+      std::fill(bits_.begin(), bits_.end(), 0);
+      return;
+    }
+    for (std::size_t j = 0; j < n; ++j) bits_[word_of(offsets[j])] = 0;
+  }
+
+  std::vector<std::uint64_t> bits_;
+  std::vector<std::pair<std::int64_t, std::int64_t>> repeats_;  // (owner offset, local offset)
+};
 
 }  // namespace
 
@@ -221,7 +336,11 @@ DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess acce
   // stores cost more than scattered loads (the EPYC VMs of this project:
   // GA1 20-40 %, SC1 about 10 % faster).  The extra sort orders the local
   // offsets alone.  Either way, the contributions of one requester to one
-  // target arrive in increasing order of their local offsets.
+  // target arrive in increasing order of their local offsets.  A read in
+  // the requester's order whose local offsets ascend in request order
+  // (Gather's) is not sorted at all where its owner offsets are dense enough
+  // for a bitmap (FirstRequestFilter): its message is the first request of
+  // each owner offset, in request order, as the two sorts would give it.
   //
   // Owner offsets below 2^31 and local offsets below 2^32 (local parts of
   // fewer than 2^31 elements): keys owner offset << 32 | local offset, which
@@ -245,8 +364,19 @@ DataRequests plan_data_requests(const RequestSource& requests, RemoteAccess acce
     const int sorted_low_bits = keyed.local_offsets_ascend ? local_bits : 0;
     const int owner_bits =
         std::max(1, bit_width(static_cast<std::uint64_t>(keyed.highest_owner_offset)));
+    std::optional<FirstRequestFilter> first_requests;
+    if (access == RemoteAccess::read && order == MessageOrder::requester &&
+        keyed.local_offsets_ascend &&
+        FirstRequestFilter::fits(keyed.highest_owner_offset, requests.size()))
+      first_requests.emplace(keyed.highest_owner_offset);
     return plan_grouped(keyed, [&](int owner, std::vector<std::int64_t>& key, DataRequests& out) {
       std::vector<std::int64_t> receive(key.size());
+      if (first_requests) {
+        const std::size_t kept =
+            first_requests->emit(key.data(), key.size(), receive.data(), out.plan.fan_out);
+        append_group(owner, std::move(key), std::move(receive), kept, out);
+        return;
+      }
       if (access == RemoteAccess::write && order == MessageOrder::requester &&
           keyed.local_offsets_ascend) {
         // Request order is already the requester's order, and a write sends

@@ -141,6 +141,14 @@ TEST(PlanDataRequests, TheRequesterOrderFollowsTheLocalOffsets) {
   EXPECT_TRUE(w.plan.fan_out.empty());
 }
 
+// A read's fan-out as target -> source (each target once).
+std::map<std::int64_t, std::int64_t> copies_by_target(const std::vector<adlib::FanOut>& fan_out) {
+  std::map<std::int64_t, std::int64_t> copies;
+  for (const adlib::FanOut& f : fan_out)
+    EXPECT_TRUE(copies.emplace(f.to, f.from).second) << "target " << f.to << " twice";
+  return copies;
+}
+
 // A plan in the requester's order carries the same (owner offset, local
 // offset) pairs and fan-out as in the owner's order, message by message,
 // sorted by local offset instead (equal local offsets by owner offset).
@@ -163,11 +171,9 @@ void expect_same_plan_in_requester_order(const std::vector<ElementRequest>& requ
     std::sort(reference.begin(), reference.end());
     EXPECT_EQ(pairs, reference) << "message " << m;
   }
-  ASSERT_EQ(by_requester.plan.fan_out.size(), by_owner.plan.fan_out.size());
-  for (std::size_t i = 0; i < by_owner.plan.fan_out.size(); ++i) {
-    EXPECT_EQ(by_requester.plan.fan_out[i].to, by_owner.plan.fan_out[i].to);
-    EXPECT_EQ(by_requester.plan.fan_out[i].from, by_owner.plan.fan_out[i].from);
-  }
+  // The same copies; their order is free (each target is written once).
+  EXPECT_EQ(copies_by_target(by_requester.plan.fan_out), copies_by_target(by_owner.plan.fan_out));
+  EXPECT_EQ(by_requester.plan.fan_out.size(), by_owner.plan.fan_out.size());
   EXPECT_EQ(by_requester.plan.local_extent, by_owner.plan.local_extent);
 }
 
@@ -219,6 +225,53 @@ TEST(PlanDataRequests, LargeGroupsSortStablyByOwnerOffset) {
     EXPECT_EQ(sent[i], requests[static_cast<std::size_t>(received[i])].owner_offset);
   expect_same_plan_in_requester_order(requests, RemoteAccess::read);
   expect_same_plan_in_requester_order(requests, RemoteAccess::write);
+}
+
+// A read in the requester's order whose owner offsets are dense (at most 64
+// per request: the planner finds repeats with a bitmap instead of sorting)
+// and local offsets ascend (Gather's): owners asked for the same offsets
+// (one bitmap serves them in turn), one with many requests and repeats
+// (the bitmap cleared whole), one with a few (cleared word by word), one
+// with repeats only of its first offset.
+TEST(PlanDataRequests, DenseReadsInRequesterOrderKeepFirstRequests) {
+  constexpr std::int64_t kSpan = 8000;
+  std::vector<ElementRequest> requests;
+  std::uint64_t state = 99;
+  std::int64_t local = 0;
+  for (std::int64_t k = 0; k < 6000; ++k) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const auto offset = static_cast<std::int64_t>((state >> 33) % kSpan);
+    const int owner = k % 500 == 0 ? 1 : (k % 7 == 0 ? 5 : 3);
+    requests.push_back({owner, owner == 5 ? 17 : offset, local});
+    local += 1 + static_cast<std::int64_t>(k % 3 == 0);  // ascending, with gaps
+  }
+  const DataRequests r =
+      adlib::plan_data_requests(requests, RemoteAccess::read, adlib::MessageOrder::requester);
+  ASSERT_EQ(peers_of(r.to_owners), (std::vector<int>{1, 3, 5}));
+  // Reference: per owner, the first request of each owner offset in request
+  // order; every later one copies from where the first arrives.
+  std::map<std::int64_t, std::int64_t> expected_copies;
+  for (std::size_t m = 0; m < r.to_owners.size(); ++m) {
+    const int owner = r.to_owners[m].peer;
+    std::map<std::int64_t, std::int64_t> first_arrival;  // owner offset -> local offset
+    Offsets sent, received;
+    for (const ElementRequest& q : requests) {
+      if (q.owner != owner) continue;
+      const auto [at, first] = first_arrival.emplace(q.owner_offset, q.local_offset);
+      if (first) {
+        sent.push_back(q.owner_offset);
+        received.push_back(q.local_offset);
+      } else {
+        expected_copies.emplace(q.local_offset, at->second);
+      }
+    }
+    EXPECT_EQ(r.to_owners[m].values, sent) << "owner " << owner;
+    EXPECT_EQ(r.plan.exchange.recv_indices[m].offsets, received) << "owner " << owner;
+  }
+  EXPECT_EQ(r.to_owners[2].values, (Offsets{17}));  // owner 5: one offset, many repeats
+  EXPECT_EQ(copies_by_target(r.plan.fan_out), expected_copies);
+  EXPECT_EQ(r.plan.fan_out.size(), expected_copies.size());
+  expect_same_plan_in_requester_order(requests, RemoteAccess::read);
 }
 
 // The same with local offsets in no order (a permutation of 0..4999): the
