@@ -15,7 +15,9 @@ BlockRange::BlockRange(Index extent, const Dimension& dimension, const Ghosts& g
       by_reciprocal_(static_cast<detail::index_math::Wide>(extent + 1) * process_count() <
                      detail::index_math::InvariantDivisor::kLimit),
       by_extent_(std::max<Index>(extent, 1)),
-      by_processes_(process_count()) {}
+      by_processes_(process_count()),
+      equal_blocks_(extent > 0 && extent % process_count() == 0),
+      by_block_(equal_blocks_ ? extent / process_count() : 1) {}
 
 Index BlockRange::block_start(int coord) const {
   if (narrow_) return coord * extent() / process_count();
@@ -52,6 +54,16 @@ void BlockRange::owners_of(const Index* globals, std::size_t count, Owner* out) 
       out[i] = Owner{static_cast<int>(c), low + g - by_p(c * n)};
     }
   };
+  if (by_reciprocal_ && equal_blocks_) {
+    const Index block = n / p;
+    for (std::size_t i = 0; i < count; ++i) {
+      const Index g = globals[i];
+      if (g < 0 || g >= n) check_global(g, "owners_of");
+      const Index c = by_block_.divide(g);
+      out[i] = Owner{static_cast<int>(c), low + g - c * block};
+    }
+    return;
+  }
   if (by_reciprocal_)
     resolve([&](Index x) { return by_extent_.divide(x); },
             [&](Index x) { return by_processes_.divide(x); });

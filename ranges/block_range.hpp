@@ -39,6 +39,10 @@ class BlockRange : public IntervalRange {
   // through their reciprocals (detail::index_math::InvariantDivisor).
   bool by_reciprocal_ = false;
   detail::index_math::InvariantDivisor by_extent_, by_processes_;
+  // When P divides N, every block holds N / P elements and an owner is one
+  // division by that (by_block_), not two: a third of owners_of's time.
+  bool equal_blocks_ = false;
+  detail::index_math::InvariantDivisor by_block_;
 };
 
 }  // namespace adlib

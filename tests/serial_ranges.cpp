@@ -645,8 +645,9 @@ TEST(SerialIndexMath, InvariantDivisorMatchesDivision) {
 
 TEST(SerialRanges, BatchedOwnersMatchOwner) {
   // BlockRange::owners_of divides through reciprocals below (N + 1) * P =
-  // 2^52, in 64 bits above, in 128 bits beyond; every path must answer as
-  // owner() does, at the ends of blocks above all.
+  // 2^52 (once, by N / P, where P divides N), in 64 bits above, in 128 bits
+  // beyond; every path must answer as owner() does, at the ends of blocks
+  // above all.
   std::mt19937_64 random(7);
   const std::vector<std::pair<Index, int>> cases = {{1, 1},
                                                     {5, 3},
@@ -656,7 +657,11 @@ TEST(SerialRanges, BatchedOwnersMatchOwner) {
                                                     {(Index{1} << 52) / 5 - 1, 5},
                                                     {(Index{1} << 52) / 5 + 9, 5},
                                                     {(Index{1} << 61) + 17, 3},
-                                                    {(Index{1} << 40) + 12345, 1 << 20}};
+                                                    {(Index{1} << 40) + 12345, 1 << 20},
+                                                    {7 * 1000, 7},
+                                                    {Index{3} << 30, 1 << 10},
+                                                    {(Index{1} << 49) - 8, 8},
+                                                    {Index{1} << 52, 4}};
   for (const auto& [n, P] : cases) {
     adlib::ProcessGrid grid({P});
     adlib::BlockRange block(n, grid.dim(0), {2, 1});
