@@ -81,6 +81,40 @@ bool dense(std::int64_t range, std::size_t count) {
   return range <= 4 * static_cast<std::int64_t>(count) + 64;
 }
 
+// Are `ids` (not empty) distinct, as found cheaply where most of them are
+// one strictly ascending stretch (an LFRic local order: the owned ids
+// ascending, then each halo depth's)?  The others, few, are sorted and
+// searched in it; false where that does not settle it (a repeat, or too
+// many others), and the general check decides and words the error.  A
+// bitmap over the range of 2^22 ids was a tenth of a DepthHalo's set-up.
+bool distinct_by_ascending_stretch(const std::vector<std::int64_t>& ids) {
+  std::size_t begin = 0, longest_begin = 0, longest_end = 1;
+  for (std::size_t i = 1; i <= ids.size(); ++i) {
+    if (i < ids.size() && ids[i] > ids[i - 1]) continue;
+    if (i - begin > longest_end - longest_begin) {
+      longest_begin = begin;
+      longest_end = i;
+    }
+    begin = i;
+  }
+  const std::size_t others = ids.size() - (longest_end - longest_begin);
+  if (others == 0) return true;
+  if (others > ids.size() / 16) return false;
+  std::vector<std::int64_t> rest(ids.begin(),
+                                 ids.begin() + static_cast<std::ptrdiff_t>(longest_begin));
+  rest.insert(rest.end(), ids.begin() + static_cast<std::ptrdiff_t>(longest_end), ids.end());
+  std::sort(rest.begin(), rest.end());
+  if (std::adjacent_find(rest.begin(), rest.end()) != rest.end()) return false;
+  // Ascending questions: each search starts where the last one ended.
+  auto from = ids.begin() + static_cast<std::ptrdiff_t>(longest_begin);
+  const auto end = ids.begin() + static_cast<std::ptrdiff_t>(longest_end);
+  for (const std::int64_t id : rest) {
+    from = std::lower_bound(from, end, id);
+    if (from != end && *from == id) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string distinct_ids_error(const std::vector<std::int64_t>& ids, const char* what) {
@@ -89,6 +123,7 @@ std::string distinct_ids_error(const std::vector<std::int64_t>& ids, const char*
       return std::string(what) + " holds the negative id " + std::to_string(ids[i]) +
              " at position " + std::to_string(i);
   if (ids.empty()) return {};
+  if (distinct_by_ascending_stretch(ids)) return {};
   const auto [low, high] = std::minmax_element(ids.begin(), ids.end());
   if (dense(*high - *low + 1, ids.size())) {
     std::vector<bool> seen(static_cast<std::size_t>(*high - *low + 1), false);
@@ -151,12 +186,42 @@ std::int64_t Directory::interval_length() const {
   return interval_length_of(id_bound_, comm_.size());
 }
 
+namespace {
+
+// One message per directory interval that `ids` (ascending) reach: an
+// interval's ids are one stretch of the list, found by a binary search and
+// copied in one loop, with no group lookup per id (an LFRic local order
+// lists its owned ids ascending; the grouping below was a third of a
+// DepthHalo's set-up).
 template <class Word>
-std::string Directory::register_ids(const std::int64_t* ids, std::size_t count) {
-  const std::int64_t length = interval_length();
-  const IntervalOf interval_of(length);
-  // Two passes over the ids, counting then filling one message per
-  // interval's rank, in ascending rank (no list of positions in between).
+std::vector<SparseMessage<Word>> messages_of_ascending(const std::int64_t* ids, std::size_t count,
+                                                       std::int64_t length,
+                                                       const IntervalOf& interval_of) {
+  std::vector<SparseMessage<Word>> outgoing;
+  for (std::size_t begin = 0; begin < count;) {
+    const std::int64_t interval = interval_of(ids[begin]);
+    const std::int64_t base = interval * length;
+    const auto end =
+        static_cast<std::size_t>(std::lower_bound(ids + begin, ids + count, base + length) - ids);
+    SparseMessage<Word>& message = outgoing.emplace_back();
+    message.peer = static_cast<int>(interval);
+    detail::reserve_huge(message.values, 2 * (end - begin));
+    for (std::size_t i = begin; i < end; ++i) {
+      message.values.push_back(static_cast<Word>(ids[i] - base));
+      message.values.push_back(static_cast<Word>(i));
+    }
+    begin = end;
+  }
+  return outgoing;
+}
+
+// The same for ids in any order: two passes, counting then filling one
+// message per interval's rank, in ascending rank (no list of positions in
+// between).
+template <class Word>
+std::vector<SparseMessage<Word>> messages_of_any(const std::int64_t* ids, std::size_t count,
+                                                 std::int64_t length,
+                                                 const IntervalOf& interval_of) {
   OwnerGroups groups;
   for (std::size_t i = 0; i < count; ++i) groups.count(static_cast<int>(interval_of(ids[i])));
   groups.close_counting();
@@ -176,6 +241,20 @@ std::string Directory::register_ids(const std::int64_t* ids, std::size_t count) 
     values.push_back(static_cast<Word>(ids[i] - interval * length));
     values.push_back(static_cast<Word>(i));
   }
+  return outgoing;
+}
+
+}  // namespace
+
+template <class Word>
+std::string Directory::register_ids(const std::int64_t* ids, std::size_t count) {
+  const std::int64_t length = interval_length();
+  const IntervalOf interval_of(length);
+  // Each id travels to its interval's rank as (offset in the interval,
+  // position), the messages in ascending rank.
+  auto outgoing = std::is_sorted(ids, ids + count)
+                      ? messages_of_ascending<Word>(ids, count, length, interval_of)
+                      : messages_of_any<Word>(ids, count, length, interval_of);
   const auto received = exchange_sparse(comm_, std::move(outgoing), operation_, nullptr,
                                         std::string(), static_cast<std::uint64_t>(holding_) + 1);
   return keep_entries(received);

@@ -5,6 +5,7 @@
 // into blocks, requests per depth, the unowned-id message.
 #include <gtest/gtest.h>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <adlib/collectives/depth_halo_plan.hpp>
@@ -59,6 +60,32 @@ TEST(UnstructuredLayout, ErrorsAreKeptForTheCollective) {
             std::string::npos);
   EXPECT_NE(UnstructuredLayout({1}, {}, 0).error().find("a column of 0 values"), std::string::npos);
   EXPECT_EQ(UnstructuredLayout(std::vector<std::int64_t>{}, {{}}).error(), "");
+}
+
+// Owned ids ascending and a few halo ids (an LFRic local order): a repeat
+// is found wherever it is, with the same message as in any other order.
+TEST(UnstructuredLayout, RepeatsInALongAscendingListAreFound) {
+  std::vector<std::int64_t> owned;
+  for (std::int64_t id = 5; id < 30000; id += 3) owned.push_back(id);  // 5, 8, ..., 29999
+  const std::vector<std::int64_t> depth1 = {1, 4, 30001}, depth2 = {2, 30000};
+  EXPECT_EQ(UnstructuredLayout(owned, {depth1, depth2}).error(), "");
+  EXPECT_NE(
+      UnstructuredLayout(owned, {depth1, {2, 29999}}).error().find("lists the id 29999 twice"),
+      std::string::npos);  // a halo id owned
+  EXPECT_NE(UnstructuredLayout(owned, {depth1, {4}}).error().find("lists the id 4 twice"),
+            std::string::npos);  // in two halo depths
+  std::vector<std::int64_t> again = owned;
+  again.insert(again.begin() + 5000, again[4999]);  // owned twice, next to each other
+  EXPECT_NE(UnstructuredLayout(again, {depth1})
+                .error()
+                .find("lists the id " + std::to_string(again[4999]) + " twice"),
+            std::string::npos);
+  // Many stretches (owned ids in pairs of descending order): the general check.
+  std::vector<std::int64_t> pairs;
+  for (std::int64_t id = 0; id < 20000; id += 2) pairs.insert(pairs.end(), {id + 1, id});
+  EXPECT_EQ(UnstructuredLayout(pairs, {{20000}}).error(), "");
+  EXPECT_NE(UnstructuredLayout(pairs, {{777}}).error().find("lists the id 777 twice"),
+            std::string::npos);
 }
 
 TEST(DepthHaloPlan, RequestsPerDepthAndUnownedIds) {
