@@ -33,8 +33,9 @@
 /// Cost: O(n) time (one read into a list per owner, a radix sort by offset,
 /// or for Gather's reads a bitmap of the owner offsets instead) and
 /// about 17 bytes of memory per request at the peak (each owner's list, which
-/// becomes its message in place, and its receive list), requests read in
-/// chunks from a RequestSource; nothing depends on the number of ranks.
+/// becomes its message in place, and its receive list; the bitmap at most 8
+/// more, 1 in GA1), requests read in chunks from a RequestSource; nothing
+/// depends on the number of ranks.
 #pragma once
 
 #include <algorithm>

@@ -7,7 +7,8 @@
 //    owner offsets ascending within a message with repeats in request order
 //    (the radix path for large groups too), a read's fan-out of repeats, a
 //    write's every repeat sent; plans in the requester's order (the same
-//    pairs and fan-out, by ascending local offset).
+//    pairs and fan-out, by ascending local offset), dense reads among them
+//    (planned without sorting).
 //  - A simulated run: for process counts P from 8 to 10^6, a handful of
 //    sampled ranks are planned as negotiate_data_plan would plan them
 //    (plan_data_requests, the routing exchange_sparse does: the messages
