@@ -44,16 +44,7 @@ void BlockRange::owners_of(const Index* globals, std::size_t count, Owner* out) 
   // subscript, and two virtual calls and a range check per index were most
   // of its cost.
   const Index n = extent(), p = process_count(), low = ghost_low();
-  // One loop, two ways to divide by N and by P: through their reciprocals
-  // when both dividends stay below (N + 1) * P < 2^52, else in 64 bits.
-  auto resolve = [&](auto by_n, auto by_p) {
-    for (std::size_t i = 0; i < count; ++i) {
-      const Index g = globals[i];
-      if (g < 0 || g >= n) check_global(g, "owners_of");
-      const Index c = std::min<Index>(by_n((g + 1) * p - 1), p - 1);
-      out[i] = Owner{static_cast<int>(c), low + g - by_p(c * n)};
-    }
-  };
+  // Blocks of N / P each: one division per index.
   if (by_reciprocal_ && equal_blocks_) {
     const Index block = n / p;
     for (std::size_t i = 0; i < count; ++i) {
@@ -64,6 +55,17 @@ void BlockRange::owners_of(const Index* globals, std::size_t count, Owner* out) 
     }
     return;
   }
+  // Otherwise one loop, two ways to divide by N and by P: through their
+  // reciprocals when both dividends stay below (N + 1) * P < 2^52, else in
+  // 64 bits.
+  auto resolve = [&](auto by_n, auto by_p) {
+    for (std::size_t i = 0; i < count; ++i) {
+      const Index g = globals[i];
+      if (g < 0 || g >= n) check_global(g, "owners_of");
+      const Index c = std::min<Index>(by_n((g + 1) * p - 1), p - 1);
+      out[i] = Owner{static_cast<int>(c), low + g - by_p(c * n)};
+    }
+  };
   if (by_reciprocal_)
     resolve([&](Index x) { return by_extent_.divide(x); },
             [&](Index x) { return by_processes_.divide(x); });
