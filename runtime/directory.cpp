@@ -188,15 +188,76 @@ std::int64_t Directory::interval_length() const {
 
 namespace {
 
+// How a registration message lists its entries, in its first word:
+//  kPairs:  (offset in the interval, position) pairs follow;
+//  kBitmap: the first position, the lowest offset rounded down to a
+//           multiple of 32, then a bitmap of the offsets from it, 32 to a
+//           word: the k-th set bit is the entry at position first + k (a
+//           stretch of strictly ascending ids; 32-bit words only).
+// A bitmap goes where it is the shorter, in a one-to-one directory: a
+// rank's ids dense in an interval (UH-2048-d2: 2^20 ids over 2^21 offsets,
+// 64 Ki words against 2 Mi), where the pairs and the table of the
+// interval's size they filled were a third of a DepthHalo's set-up.
+constexpr std::uint32_t kPairs = 0, kBitmap = 1;
+constexpr std::size_t kBitmapHeader = 3;
+constexpr std::int64_t kBitsPerWord = 32;
+
+int lowest_set_bit(std::uint32_t bits) {
+#if defined(__GNUC__) || defined(__clang__)
+  return __builtin_ctz(bits);
+#else
+  int b = 0;
+  for (; !(bits & 1u); bits >>= 1) ++b;
+  return b;
+#endif
+}
+
+// Bits set in a word, by halves (no popcnt instruction is assumed, and
+// the library's count is a call per word).
+std::uint32_t set_bits(std::uint32_t bits) {
+  bits = bits - ((bits >> 1) & 0x55555555u);
+  bits = (bits & 0x33333333u) + ((bits >> 2) & 0x33333333u);
+  bits = (bits + (bits >> 4)) & 0x0F0F0F0Fu;
+  return (bits * 0x01010101u) >> 24;
+}
+
+// Entries ids[begin, end) (all in the interval from `base`) as a bitmap
+// message, if they ascend strictly; false and `values` empty if an id
+// repeats (it then goes as pairs, for keep_entries to report).
+bool fill_bitmap(const std::int64_t* ids, std::size_t begin, std::size_t end, std::int64_t base,
+                 std::vector<std::uint32_t>& values) {
+  const std::int64_t low = (ids[begin] - base) / kBitsPerWord * kBitsPerWord;
+  const auto words = static_cast<std::size_t>((ids[end - 1] - base - low) / kBitsPerWord + 1);
+  detail::reserve_huge(values, kBitmapHeader + words);
+  values.assign(kBitmapHeader + words, 0);
+  values[0] = kBitmap;
+  values[1] = static_cast<std::uint32_t>(begin);
+  values[2] = static_cast<std::uint32_t>(low);
+  std::uint32_t* const bitmap = values.data() + kBitmapHeader;
+  for (std::size_t i = begin; i < end; ++i) {
+    const auto bit = static_cast<std::size_t>(ids[i] - base - low);
+    std::uint32_t& word = bitmap[bit / kBitsPerWord];
+    const std::uint32_t mask = std::uint32_t(1) << (bit % kBitsPerWord);
+    if (word & mask) {
+      values.clear();
+      return false;
+    }
+    word |= mask;
+  }
+  return true;
+}
+
 // One message per directory interval that `ids` (ascending) reach: an
 // interval's ids are one stretch of the list, found by a binary search and
-// copied in one loop, with no group lookup per id (an LFRic local order
+// written in one loop, with no group lookup per id (an LFRic local order
 // lists its owned ids ascending; the grouping below was a third of a
-// DepthHalo's set-up).
+// DepthHalo's set-up), as a bitmap where `bitmaps` allows it and it is
+// the shorter.
 template <class Word>
 std::vector<SparseMessage<Word>> messages_of_ascending(const std::int64_t* ids, std::size_t count,
                                                        std::int64_t length,
-                                                       const IntervalOf& interval_of) {
+                                                       const IntervalOf& interval_of,
+                                                       bool bitmaps) {
   std::vector<SparseMessage<Word>> outgoing;
   for (std::size_t begin = 0; begin < count;) {
     const std::int64_t interval = interval_of(ids[begin]);
@@ -205,7 +266,19 @@ std::vector<SparseMessage<Word>> messages_of_ascending(const std::int64_t* ids, 
         static_cast<std::size_t>(std::lower_bound(ids + begin, ids + count, base + length) - ids);
     SparseMessage<Word>& message = outgoing.emplace_back();
     message.peer = static_cast<int>(interval);
-    detail::reserve_huge(message.values, 2 * (end - begin));
+    const std::size_t pair_words = 1 + 2 * (end - begin);
+    if constexpr (std::is_same<Word, std::uint32_t>::value) {
+      const std::int64_t low = (ids[begin] - base) / kBitsPerWord * kBitsPerWord;
+      const auto bitmap_words =
+          kBitmapHeader + static_cast<std::size_t>((ids[end - 1] - base - low) / kBitsPerWord + 1);
+      if (bitmaps && bitmap_words < pair_words &&
+          fill_bitmap(ids, begin, end, base, message.values)) {
+        begin = end;
+        continue;
+      }
+    }
+    detail::reserve_huge(message.values, pair_words);
+    message.values.push_back(static_cast<Word>(kPairs));
     for (std::size_t i = begin; i < end; ++i) {
       message.values.push_back(static_cast<Word>(ids[i] - base));
       message.values.push_back(static_cast<Word>(i));
@@ -232,7 +305,8 @@ std::vector<SparseMessage<Word>> messages_of_any(const std::int64_t* ids, std::s
     const std::size_t g = ascending[m];
     message_of[g] = m;
     outgoing[m].peer = groups.owner(g);
-    detail::reserve_huge(outgoing[m].values, 2 * (groups.end(g) - groups.begin(g)));
+    detail::reserve_huge(outgoing[m].values, 1 + 2 * (groups.end(g) - groups.begin(g)));
+    outgoing[m].values.push_back(static_cast<Word>(kPairs));
   }
   for (std::size_t i = 0; i < count; ++i) {
     const std::int64_t interval = interval_of(ids[i]);
@@ -251,114 +325,217 @@ std::string Directory::register_ids(const std::int64_t* ids, std::size_t count) 
   const std::int64_t length = interval_length();
   const IntervalOf interval_of(length);
   // Each id travels to its interval's rank as (offset in the interval,
-  // position), the messages in ascending rank.
+  // position), or in a bitmap, the messages in ascending rank.
   auto outgoing = std::is_sorted(ids, ids + count)
-                      ? messages_of_ascending<Word>(ids, count, length, interval_of)
+                      ? messages_of_ascending<Word>(ids, count, length, interval_of,
+                                                    holding_ == Holding::one_to_one)
                       : messages_of_any<Word>(ids, count, length, interval_of);
-  const auto received = exchange_sparse(comm_, std::move(outgoing), operation_, nullptr,
-                                        std::string(), static_cast<std::uint64_t>(holding_) + 1);
-  return keep_entries(received);
+  auto received = exchange_sparse(comm_, std::move(outgoing), operation_, nullptr, std::string(),
+                                  static_cast<std::uint64_t>(holding_) + 1);
+  return keep_entries(std::move(received));
+}
+
+namespace {
+
+// The smallest id registered twice in an interval, and by whom; its words
+// are the error every rank reports.
+class Conflict {
+ public:
+  void offer(std::int64_t id, int one_rank, int other_rank) {
+    if (id >= id_) return;
+    id_ = id;
+    first_ = std::min(one_rank, other_rank);
+    second_ = std::max(one_rank, other_rank);
+  }
+  std::string describe() const {
+    if (id_ == std::numeric_limits<std::int64_t>::max()) return {};
+    if (first_ == second_)
+      return "rank " + std::to_string(first_) + " lists the id " + std::to_string(id_) +
+             " twice (ids must be distinct on each rank)";
+    return "the id " + std::to_string(id_) + " is held by rank " + std::to_string(first_) +
+           " and by rank " + std::to_string(second_) +
+           " (a one-to-one directory: each id on one rank)";
+  }
+
+ private:
+  std::int64_t id_ = std::numeric_limits<std::int64_t>::max();
+  int first_ = -1, second_ = -1;
+};
+
+}  // namespace
+
+bool Directory::BitmapHolding::holds(std::int64_t offset) const {
+  if (offset < low) return false;
+  const auto bit = static_cast<std::size_t>(offset - low);
+  const std::size_t w = bit / kBitsPerWord;
+  return w < words.size() && ((words[w] >> (bit % kBitsPerWord)) & 1u) != 0;
+}
+
+std::int64_t Directory::BitmapHolding::position(std::int64_t offset) const {
+  const auto bit = static_cast<std::size_t>(offset - low);
+  const std::size_t w = bit / kBitsPerWord;
+  std::int64_t before = ids_before_block[w / kWordsPerBlock];
+  for (std::size_t k = w / kWordsPerBlock * kWordsPerBlock; k < w; ++k)
+    before += set_bits(words[k]);
+  const std::uint32_t below = (std::uint32_t(1) << (bit % kBitsPerWord)) - 1;
+  return first_position + before + set_bits(words[w] & below);
 }
 
 template <class Word>
-std::string Directory::keep_entries(const std::vector<SparseMessage<Word>>& received) {
-  std::size_t count = 0;
-  for (const auto& m : received) count += m.values.size() / 2;
+std::string Directory::keep_entries(std::vector<SparseMessage<Word>> received) {
   const std::int64_t length = interval_length();
   const std::int64_t first = static_cast<std::int64_t>(comm_.rank()) * length;
+  Conflict conflict;
 
-  // Dense and one-to-one: each id straight into its slot, a conflict found
-  // as it lands (the messages come in ascending rank, so the first holder
-  // of an id is its lowest).  The smallest conflicting id is reported, as
-  // the sorted form does.
+  // Bitmaps are kept as they came (messages in ascending rank, so bitmaps_
+  // is too), with a count of set bits per block for locate(); their
+  // messages are left empty, and the pairs below skip them.
+  if constexpr (std::is_same<Word, std::uint32_t>::value) {
+    for (auto& m : received) {
+      if (m.values.empty() || m.values[0] != kBitmap) continue;
+      BitmapHolding& h = bitmaps_.emplace_back();
+      h.rank = m.peer;
+      h.first_position = m.values[1];
+      h.low = m.values[2];
+      m.values.erase(m.values.begin(), m.values.begin() + kBitmapHeader);
+      h.words = std::move(m.values);
+      m.values.clear();
+      h.ids_before_block.resize((h.words.size() + BitmapHolding::kWordsPerBlock - 1) /
+                                BitmapHolding::kWordsPerBlock);
+      std::uint32_t before = 0;
+      for (std::size_t w = 0; w < h.words.size(); ++w) {
+        if (w % BitmapHolding::kWordsPerBlock == 0)
+          h.ids_before_block[w / BitmapHolding::kWordsPerBlock] = before;
+        before += set_bits(h.words[w]);
+      }
+      bitmap_entries_ += before;
+    }
+  }
+  std::size_t count = 0;
+  for (const auto& m : received) count += m.values.empty() ? 0 : (m.values.size() - 1) / 2;
+
+  // Pairs, dense and one-to-one: each id straight into its slot, a conflict
+  // found as it lands (the messages come in ascending rank, so the first
+  // holder of an id is its lowest).
   if (std::is_same<Word, std::uint32_t>::value && holding_ == Holding::one_to_one && count > 0 &&
       dense(length, count)) {
     detail::reserve_huge(slots_, static_cast<std::size_t>(length));
     slots_.resize(static_cast<std::size_t>(length));
     slot_entries_ = count;
-    std::int64_t conflict = std::numeric_limits<std::int64_t>::max();
-    std::string twice;
     for (const auto& m : received) {
       const auto holder = static_cast<std::uint32_t>(m.peer) + 1;
-      for (std::size_t k = 0; k + 1 < m.values.size(); k += 2) {
+      for (std::size_t k = 1; k + 1 < m.values.size(); k += 2) {
         Slot& slot = slots_[static_cast<std::size_t>(m.values[k])];
-        if (slot.holder_plus_one == 0) {
+        if (slot.holder_plus_one == 0)
           slot = {holder, static_cast<std::uint32_t>(m.values[k + 1])};
-          continue;
-        }
-        const std::int64_t id = first + static_cast<std::int64_t>(m.values[k]);
-        if (id >= conflict) continue;
-        conflict = id;
-        const int earlier = static_cast<int>(slot.holder_plus_one) - 1;
-        twice = earlier == m.peer
-                    ? "rank " + std::to_string(m.peer) + " lists the id " + std::to_string(id) +
-                          " twice (ids must be distinct on each rank)"
-                    : "the id " + std::to_string(id) + " is held by rank " +
-                          std::to_string(earlier) + " and by rank " + std::to_string(m.peer) +
-                          " (a one-to-one directory: each id on one rank)";
+        else
+          conflict.offer(first + static_cast<std::int64_t>(m.values[k]),
+                         static_cast<int>(slot.holder_plus_one) - 1, m.peer);
       }
     }
-    return twice;
-  }
-
-  // Sorted by (id, rank).  Dense ids: a counting sort over this rank's
-  // interval, stable, senders in ascending rank.  Otherwise each sender's
-  // message is sorted on its own (often it already is) and the senders' runs
-  // merged, O(n log senders).
-  const auto by_id_then_rank = [](const Entry& a, const Entry& b) {
-    return a.id != b.id ? a.id < b.id : a.rank < b.rank;
-  };
-  const bool counting = count > 0 && count < (std::size_t(1) << 32) && dense(length, count);
-  if (counting) {
-    std::vector<std::uint32_t> start(static_cast<std::size_t>(length) + 1, 0);
-    for (const auto& m : received)
-      for (std::size_t k = 0; k < m.values.size(); k += 2)
-        ++start[static_cast<std::size_t>(m.values[k]) + 1];
-    for (std::size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
-    detail::reserve_huge(entries_, count);
-    entries_.resize(count);
-    for (const auto& m : received)
-      for (std::size_t k = 0; k + 1 < m.values.size(); k += 2)
-        entries_[start[static_cast<std::size_t>(m.values[k])]++] = {
-            first + static_cast<std::int64_t>(m.values[k]),
-            static_cast<std::int64_t>(m.values[k + 1]), m.peer};
   } else {
-    detail::reserve_huge(entries_, count);
-    std::vector<std::size_t> run_begin;
-    for (const auto& m : received) {
-      run_begin.push_back(entries_.size());
-      for (std::size_t k = 0; k + 1 < m.values.size(); k += 2)
-        entries_.push_back({first + static_cast<std::int64_t>(m.values[k]),
-                            static_cast<std::int64_t>(m.values[k + 1]), m.peer});
-      const auto run = entries_.begin() + static_cast<std::ptrdiff_t>(run_begin.back());
-      if (!std::is_sorted(run, entries_.end(), by_id_then_rank))
-        std::sort(run, entries_.end(), by_id_then_rank);
-    }
-    run_begin.push_back(entries_.size());
-    for (std::size_t width = 1; width + 1 < run_begin.size(); width *= 2)
-      for (std::size_t r = 0; r + width + 1 < run_begin.size(); r += 2 * width) {
-        const std::size_t last = std::min(r + 2 * width, run_begin.size() - 1);
-        std::inplace_merge(entries_.begin() + static_cast<std::ptrdiff_t>(run_begin[r]),
-                           entries_.begin() + static_cast<std::ptrdiff_t>(run_begin[r + width]),
-                           entries_.begin() + static_cast<std::ptrdiff_t>(run_begin[last]),
-                           by_id_then_rank);
+    // Pairs sorted by (id, rank).  Dense ids: a counting sort over this
+    // rank's interval, stable, senders in ascending rank.  Otherwise each
+    // sender's message is sorted on its own (often it already is) and the
+    // senders' runs merged, O(n log senders).
+    const auto by_id_then_rank = [](const Entry& a, const Entry& b) {
+      return a.id != b.id ? a.id < b.id : a.rank < b.rank;
+    };
+    const bool counting = count > 0 && count < (std::size_t(1) << 32) && dense(length, count);
+    if (counting) {
+      std::vector<std::uint32_t> start(static_cast<std::size_t>(length) + 1, 0);
+      for (const auto& m : received)
+        for (std::size_t k = 1; k + 1 < m.values.size(); k += 2)
+          ++start[static_cast<std::size_t>(m.values[k]) + 1];
+      for (std::size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
+      detail::reserve_huge(entries_, count);
+      entries_.resize(count);
+      for (const auto& m : received)
+        for (std::size_t k = 1; k + 1 < m.values.size(); k += 2)
+          entries_[start[static_cast<std::size_t>(m.values[k])]++] = {
+              first + static_cast<std::int64_t>(m.values[k]),
+              static_cast<std::int64_t>(m.values[k + 1]), m.peer};
+    } else {
+      detail::reserve_huge(entries_, count);
+      std::vector<std::size_t> run_begin;
+      for (const auto& m : received) {
+        if (m.values.empty()) continue;
+        run_begin.push_back(entries_.size());
+        for (std::size_t k = 1; k + 1 < m.values.size(); k += 2)
+          entries_.push_back({first + static_cast<std::int64_t>(m.values[k]),
+                              static_cast<std::int64_t>(m.values[k + 1]), m.peer});
+        const auto run = entries_.begin() + static_cast<std::ptrdiff_t>(run_begin.back());
+        if (!std::is_sorted(run, entries_.end(), by_id_then_rank))
+          std::sort(run, entries_.end(), by_id_then_rank);
       }
+      run_begin.push_back(entries_.size());
+      for (std::size_t width = 1; width + 1 < run_begin.size(); width *= 2)
+        for (std::size_t r = 0; r + width + 1 < run_begin.size(); r += 2 * width) {
+          const std::size_t last = std::min(r + 2 * width, run_begin.size() - 1);
+          std::inplace_merge(entries_.begin() + static_cast<std::ptrdiff_t>(run_begin[r]),
+                             entries_.begin() + static_cast<std::ptrdiff_t>(run_begin[r + width]),
+                             entries_.begin() + static_cast<std::ptrdiff_t>(run_begin[last]),
+                             by_id_then_rank);
+        }
+    }
+    // An id twice from one rank, or (one-to-one) from two ranks: the first
+    // such neighbours are the smallest id.
+    for (std::size_t k = 1; k < entries_.size(); ++k) {
+      const Entry &a = entries_[k - 1], &b = entries_[k];
+      if (a.id != b.id || (a.rank != b.rank && holding_ != Holding::one_to_one)) continue;
+      conflict.offer(a.id, static_cast<int>(a.rank), static_cast<int>(b.rank));
+      break;
+    }
   }
 
-  // An id twice from one rank, or (one-to-one) from two ranks.
-  std::string twice;
-  for (std::size_t k = 1; k < entries_.size() && twice.empty(); ++k) {
-    const Entry &a = entries_[k - 1], &b = entries_[k];
-    if (a.id != b.id) continue;
-    if (a.rank == b.rank)
-      twice = "rank " + std::to_string(a.rank) + " lists the id " + std::to_string(a.id) +
-              " twice (ids must be distinct on each rank)";
-    else if (holding_ == Holding::one_to_one)
-      twice = "the id " + std::to_string(a.id) + " is held by rank " + std::to_string(a.rank) +
-              " and by rank " + std::to_string(b.rank) +
-              " (a one-to-one directory: each id on one rank)";
+  // Bitmaps (one-to-one only) against each other, through their union over
+  // the interval (a bit per id: an eighth of a byte), and against the pairs.
+  if (!bitmaps_.empty()) {
+    const auto lowest_holder = [&](std::int64_t offset) {
+      for (const BitmapHolding& h : bitmaps_)
+        if (h.holds(offset)) return h.rank;
+      return -1;
+    };
+    std::vector<std::uint32_t> held(
+        static_cast<std::size_t>((length + kBitsPerWord - 1) / kBitsPerWord), 0);
+    for (const BitmapHolding& h : bitmaps_) {
+      std::uint32_t* const under = held.data() + h.low / kBitsPerWord;
+      for (std::size_t w = 0; w < h.words.size(); ++w) {
+        if (const std::uint32_t both = under[w] & h.words[w]; both != 0)
+          conflict.offer(
+              first + h.low + static_cast<std::int64_t>(w) * kBitsPerWord + lowest_set_bit(both),
+              lowest_holder(h.low + static_cast<std::int64_t>(w) * kBitsPerWord +
+                            lowest_set_bit(both)),
+              h.rank);
+        under[w] |= h.words[w];
+      }
+    }
+    for (const auto& m : received)
+      for (std::size_t k = 1; k + 1 < m.values.size(); k += 2) {
+        const auto offset = static_cast<std::size_t>(m.values[k]);
+        if ((held[offset / kBitsPerWord] >> (offset % kBitsPerWord)) & 1u)
+          conflict.offer(first + static_cast<std::int64_t>(offset),
+                         lowest_holder(static_cast<std::int64_t>(offset)), m.peer);
+      }
   }
-  return twice;
+  return conflict.describe();
+}
+
+IdLocation Directory::locate_here(std::int64_t id) const {
+  const std::int64_t offset = id - static_cast<std::int64_t>(comm_.rank()) * interval_length();
+  if (!slots_.empty()) {
+    const Slot& slot = slots_[static_cast<std::size_t>(offset)];
+    if (slot.holder_plus_one != 0)
+      return {static_cast<int>(slot.holder_plus_one) - 1, slot.position};
+  } else {
+    const auto it = std::lower_bound(entries_.begin(), entries_.end(), id,
+                                     [](const Entry& e, std::int64_t v) { return e.id < v; });
+    if (it != entries_.end() && it->id == id) return {static_cast<int>(it->rank), it->position};
+  }
+  // One-to-one (bitmaps are only sent then): at most one holder.
+  for (const BitmapHolding& h : bitmaps_)
+    if (h.holds(offset)) return {h.rank, h.position(offset)};
+  return {};
 }
 
 int Directory::directory_rank(std::int64_t id) const {
@@ -386,23 +563,14 @@ std::vector<IdLocation> Directory::locate(const std::vector<std::int64_t>& ids) 
                                      static_cast<std::uint64_t>(holding_) + 1);
 
   // Each question answered with (rank, position) in the order asked.
-  const std::int64_t first = static_cast<std::int64_t>(comm_.rank()) * interval_length();
   std::vector<SparseMessage<std::int64_t>> answers(asked.size());
   for (std::size_t k = 0; k < asked.size(); ++k) {
     answers[k].peer = asked[k].peer;
     answers[k].values.reserve(2 * asked[k].values.size());
     for (const std::int64_t id : asked[k].values) {
-      if (!slots_.empty()) {
-        const Slot& slot = slots_[static_cast<std::size_t>(id - first)];
-        answers[k].values.push_back(static_cast<std::int64_t>(slot.holder_plus_one) - 1);
-        answers[k].values.push_back(slot.position);
-        continue;
-      }
-      const auto it = std::lower_bound(entries_.begin(), entries_.end(), id,
-                                       [](const Entry& e, std::int64_t v) { return e.id < v; });
-      const bool found = it != entries_.end() && it->id == id;
-      answers[k].values.push_back(found ? it->rank : -1);
-      answers[k].values.push_back(found ? it->position : 0);
+      const IdLocation where = locate_here(id);
+      answers[k].values.push_back(where.rank);
+      answers[k].values.push_back(where.position);
     }
   }
   const auto replies = exchange_sparse(comm_, std::move(answers), operation_);

@@ -21,6 +21,13 @@
 /// interval that some rank registered (about ids / P when ids are spread
 /// evenly), and every message goes to a rank that is actually asked.
 ///
+/// Dense ascending lists cost a bit per id: in a one-to-one directory, a
+/// rank whose ids in an interval are a strictly ascending stretch of its
+/// list (LFRic's owned order) sends them as a bitmap where that is shorter
+/// than (offset, position) pairs, and the interval's rank answers from the
+/// bitmaps it keeps (a position is the count of bits set below the id's).
+/// UH-2048-d2's set-up fell from 60-110 ms to 13-14 ms with it.
+///
 /// Ids held by several ranks (shared dofs, replicated cells) are allowed with
 /// Holding::shared; locate() then answers with the lowest rank holding the id.
 /// With Holding::one_to_one (the default) an id registered by two ranks is an
@@ -80,7 +87,9 @@ class Directory {
   /// The rank whose interval holds the entry of `id`.
   int directory_rank(std::int64_t id) const;
   /// Entries this rank keeps for its interval (a test and diagnosis aid).
-  std::size_t entries() const { return slots_.empty() ? entries_.size() : slot_entries_; }
+  std::size_t entries() const {
+    return (slots_.empty() ? entries_.size() : slot_entries_) + bitmap_entries_;
+  }
   /// The communicator.
   const Comm& comm() const { return comm_; }
   /// As constructed.
@@ -102,10 +111,31 @@ class Directory {
     std::uint32_t position = 0;
   };
 
+  /// The ids one rank registered in this rank's interval as a bitmap (sent
+  /// so where that is shorter than pairs: in a one-to-one directory, a
+  /// strictly ascending stretch of the rank's list, dense in the interval).
+  /// Bit b of words[w] is the offset low + 32 w + b in the interval; the
+  /// k-th set bit is the id at position first_position + k on the holder.
+  /// locate() answers from it: no table of the interval's size is built.
+  struct BitmapHolding {
+    int rank = 0;
+    std::int64_t first_position = 0;
+    std::int64_t low = 0;  ///< a multiple of 32
+    std::vector<std::uint32_t> words;
+    /// Set bits in the words before each block of kWordsPerBlock words, so
+    /// that a position costs at most a block's population counts.
+    std::vector<std::uint32_t> ids_before_block;
+    static constexpr std::size_t kWordsPerBlock = 16;
+
+    bool holds(std::int64_t offset) const;
+    std::int64_t position(std::int64_t offset) const;  ///< of an offset it holds
+  };
+
   template <class Word>
   std::string register_ids(const std::int64_t* ids, std::size_t count);
   template <class Word>
-  std::string keep_entries(const std::vector<SparseMessage<Word>>& received);
+  std::string keep_entries(std::vector<SparseMessage<Word>> received);
+  IdLocation locate_here(std::int64_t id) const;
   std::int64_t interval_length() const;
 
   Comm comm_;
@@ -120,6 +150,9 @@ class Directory {
   std::vector<Entry> entries_;
   std::vector<Slot> slots_;
   std::size_t slot_entries_ = 0;  ///< ids registered in slots_
+  /// The ids that came as bitmaps, in ascending rank, beside the above.
+  std::vector<BitmapHolding> bitmaps_;
+  std::size_t bitmap_entries_ = 0;
 };
 
 /// Empty when every id is non-negative and no id repeats, else the reason

@@ -111,6 +111,50 @@ TEST(Directory, LocateMatchesBruteForce) {
   }
 }
 
+// Shuffles a list in place (its positions then follow no order).
+void shuffle(Rng& rng, std::vector<std::int64_t>& list) {
+  for (std::size_t k = list.size(); k > 1; --k)
+    std::swap(list[k - 1],
+              list[static_cast<std::size_t>(rng.uniform(0, static_cast<adlib::Index>(k) - 1))]);
+}
+
+// Dense ascending lists (an LFRic owned order: each rank's ids sorted, a
+// good share of every interval) are registered as bitmaps and answered
+// from them.  Odd seeds shuffle one rank's list, whose ids then come as
+// pairs beside the others' bitmaps; some seeds leave a rank with nothing.
+TEST(Directory, DenseAscendingListsMatchBruteForce) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  const int P = world_size();
+  for (int seed = 0; seed < 8; ++seed) {
+    Rng rng(static_cast<std::uint64_t>(seed) * 7 + 1);
+    const std::int64_t pool = rng.uniform(1, 3000);
+    const int idle = seed % 3 == 1 && P > 1 ? P - 1 : -1;
+    std::vector<std::vector<std::int64_t>> ids(static_cast<std::size_t>(P));
+    for (std::int64_t id = 0; id < pool; ++id) {
+      if (rng.chance(10)) continue;  // gaps
+      int r = static_cast<int>(rng.uniform(0, P - 1));
+      if (r == idle) r = 0;
+      ids[static_cast<std::size_t>(r)].push_back(id);
+    }
+    if (seed % 2 == 1) shuffle(rng, ids[static_cast<std::size_t>(seed / 2 % P)]);
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", " + std::to_string(pool) + " ids");
+    const Directory directory(comm, ids[static_cast<std::size_t>(world_rank())]);
+
+    Rng mine(static_cast<std::uint64_t>(seed) * 1000 + static_cast<std::uint64_t>(world_rank()));
+    std::vector<std::int64_t> asked;
+    for (int k = 0; k < 300; ++k) asked.push_back(mine.uniform(0, pool + 10));
+    const std::vector<IdLocation> where = directory.locate(asked);
+    ASSERT_EQ(where.size(), asked.size());
+    for (std::size_t k = 0; k < asked.size(); ++k)
+      ASSERT_EQ(where[k], brute_force(ids, asked[k])) << "id " << asked[k];
+
+    unsigned long long kept = directory.entries(), total = 0, registered = 0;
+    for (const auto& list : ids) registered += list.size();
+    MPI_Allreduce(&kept, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    EXPECT_EQ(total, registered);
+  }
+}
+
 // An id space far larger than the ids, and much larger than P: nothing of
 // its size is ever kept (entries() counts what a rank stores).
 TEST(Directory, SparseIdsCostTheirCountOnly) {
@@ -139,6 +183,42 @@ TEST(DirectoryMisuse, OneToOneIdHeldTwice) {
   // The same lists are fine when sharing is declared.
   const Directory shared(comm, mine, Holding::shared);
   EXPECT_EQ(shared.locate({42})[0], (IdLocation{0, 0}));
+}
+
+// The same errors where the lists are dense and ascending (bitmaps): two
+// ranks' bitmaps sharing ids, a bitmap and a shuffled list (pairs) sharing
+// them either way round, and a repeat inside an ascending list.  The
+// smallest id held twice is the one named.
+TEST(DirectoryMisuse, ConflictsAmongDenseAscendingLists) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  const int P = world_size();
+  // Rank r holds the ids k < 4096 with k % P == r.
+  std::vector<std::int64_t> mine;
+  for (std::int64_t k = world_rank(); k < 4096; k += P) mine.push_back(k);
+  {
+    std::vector<std::int64_t> repeated = mine;
+    if (world_rank() == P - 1) repeated.insert(repeated.begin() + 40, repeated[40]);
+    adlib_test::expect_error_everywhere([&] { Directory d(comm, repeated); },
+                                        "rank " + std::to_string(P - 1) + " lists the id " +
+                                            std::to_string(P - 1 + 40 * P) + " twice");
+  }
+  if (P < 2) return;
+  // Rank 1 also lists two of rank 0's ids.
+  std::vector<std::int64_t> with_rank0s = mine;
+  if (world_rank() == 1) {
+    with_rank0s.push_back(std::int64_t(P) * 700);
+    with_rank0s.push_back(std::int64_t(P) * 300);
+    std::sort(with_rank0s.begin(), with_rank0s.end());
+  }
+  const std::string expected =
+      "the id " + std::to_string(P * 300) + " is held by rank 0 and by rank 1";
+  adlib_test::expect_error_everywhere([&] { Directory d(comm, with_rank0s); }, expected);
+  for (const int shuffled : {0, 1}) {
+    std::vector<std::int64_t> list = with_rank0s;
+    Rng rng(static_cast<std::uint64_t>(shuffled) + 11);
+    if (world_rank() == shuffled) shuffle(rng, list);
+    adlib_test::expect_error_everywhere([&] { Directory d(comm, list); }, expected);
+  }
 }
 
 TEST(DirectoryMisuse, BadIdsOnOneRank) {
