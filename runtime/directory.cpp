@@ -152,10 +152,19 @@ Directory::Directory(const Comm& comm, const std::vector<std::int64_t>& ids, Hol
 Directory::Directory(const Comm& comm, const std::int64_t* ids, std::size_t count, Holding holding,
                      const char* operation)
     : comm_(comm), holding_(holding), operation_(operation) {
-  // Negative ids here; an id repeated on one rank is found where the
+  // One pass without a branch per id for the bounds and the order (the
+  // registration below takes ascending lists their own way).  Negative ids
+  // are an error here; an id repeated on one rank is found where the
   // directory stores its entries anyway (below), not by sorting every list.
+  std::int64_t lowest = count > 0 ? ids[0] : 0, highest = count > 0 ? ids[0] : -1;
+  bool ascending = true;
+  for (std::size_t i = 1; i < count; ++i) {
+    lowest = std::min(lowest, ids[i]);
+    highest = std::max(highest, ids[i]);
+    ascending &= ids[i] >= ids[i - 1];
+  }
   std::string error;
-  for (std::size_t i = 0; i < count && error.empty(); ++i)
+  for (std::size_t i = 0; lowest < 0 && i < count && error.empty(); ++i)
     if (ids[i] < 0)
       error = "the ids registered hold the negative id " + std::to_string(ids[i]) +
               " at position " + std::to_string(i);
@@ -166,8 +175,9 @@ Directory::Directory(const Comm& comm, const std::int64_t* ids, std::size_t coun
   // The bound, the verdict and the longest list in one reduction; the
   // agreement that gives every rank the same message runs only when some
   // rank failed.
-  std::int64_t mine[3] = {0, error.empty() ? 0 : 1, static_cast<std::int64_t>(count)}, all[3];
-  for (std::size_t i = 0; i < count; ++i) mine[0] = std::max(mine[0], ids[i] + 1);
+  std::int64_t mine[3] = {std::max<std::int64_t>(highest + 1, 0), error.empty() ? 0 : 1,
+                          static_cast<std::int64_t>(count)},
+               all[3];
   ADLIB_MPI(MPI_Allreduce(mine, all, 3, MPI_INT64_T, MPI_MAX, comm.get()), operation);
   if (all[1] != 0) agree_on_errors(comm, error, 0, operation);
   id_bound_ = all[0];
@@ -177,8 +187,8 @@ Directory::Directory(const Comm& comm, const std::int64_t* ids, std::size_t coun
   // bytes, and half the memory to touch), else two 64-bit ones.
   constexpr std::int64_t kWord32 = std::int64_t(1) << 32;
   const bool narrow = interval_length() < kWord32 && all[2] < kWord32;
-  const std::string twice =
-      narrow ? register_ids<std::uint32_t>(ids, count) : register_ids<std::int64_t>(ids, count);
+  const std::string twice = narrow ? register_ids<std::uint32_t>(ids, count, ascending)
+                                   : register_ids<std::int64_t>(ids, count, ascending);
   agree_on_errors(comm, twice, 0, operation);
 }
 
@@ -321,15 +331,14 @@ std::vector<SparseMessage<Word>> messages_of_any(const std::int64_t* ids, std::s
 }  // namespace
 
 template <class Word>
-std::string Directory::register_ids(const std::int64_t* ids, std::size_t count) {
+std::string Directory::register_ids(const std::int64_t* ids, std::size_t count, bool ascending) {
   const std::int64_t length = interval_length();
   const IntervalOf interval_of(length);
   // Each id travels to its interval's rank as (offset in the interval,
   // position), or in a bitmap, the messages in ascending rank.
-  auto outgoing = std::is_sorted(ids, ids + count)
-                      ? messages_of_ascending<Word>(ids, count, length, interval_of,
-                                                    holding_ == Holding::one_to_one)
-                      : messages_of_any<Word>(ids, count, length, interval_of);
+  auto outgoing = ascending ? messages_of_ascending<Word>(ids, count, length, interval_of,
+                                                          holding_ == Holding::one_to_one)
+                            : messages_of_any<Word>(ids, count, length, interval_of);
   auto received = exchange_sparse(comm_, std::move(outgoing), operation_, nullptr, std::string(),
                                   static_cast<std::uint64_t>(holding_) + 1);
   return keep_entries(std::move(received));

@@ -132,7 +132,7 @@ class Directory {
   };
 
   template <class Word>
-  std::string register_ids(const std::int64_t* ids, std::size_t count);
+  std::string register_ids(const std::int64_t* ids, std::size_t count, bool ascending);
   template <class Word>
   std::string keep_entries(std::vector<SparseMessage<Word>> received);
   IdLocation locate_here(std::int64_t id) const;
