@@ -81,11 +81,12 @@ bool dense(std::int64_t range, std::size_t count) {
   return range <= 4 * static_cast<std::int64_t>(count) + 64;
 }
 
-// Are `ids` (not empty) distinct, as found cheaply where most of them are
-// one strictly ascending stretch (an LFRic local order: the owned ids
-// ascending, then each halo depth's)?  The others, few, are sorted and
-// searched in it; false where that does not settle it (a repeat, or too
-// many others), and the general check decides and words the error.  A
+// Are `ids` (not empty) distinct and non-negative, as found cheaply where
+// most of them are one strictly ascending stretch (an LFRic local order:
+// the owned ids ascending, then each halo depth's)?  The others, few, are
+// sorted and searched in it; false where that does not settle it (a
+// negative id, a repeat, or too many others), and the general check
+// decides and words the error.  A
 // bitmap over the range of 2^22 ids was a tenth of a DepthHalo's set-up.
 bool distinct_by_ascending_stretch(const std::vector<std::int64_t>& ids) {
   std::size_t begin = 0, longest_begin = 0, longest_end = 1;
@@ -97,6 +98,9 @@ bool distinct_by_ascending_stretch(const std::vector<std::int64_t>& ids) {
     }
     begin = i;
   }
+  // Every id is non-negative if the lowest of the stretch (its first) and
+  // the others are.
+  if (ids[longest_begin] < 0) return false;
   const std::size_t others = ids.size() - (longest_end - longest_begin);
   if (others == 0) return true;
   if (others > ids.size() / 16) return false;
@@ -104,7 +108,7 @@ bool distinct_by_ascending_stretch(const std::vector<std::int64_t>& ids) {
                                  ids.begin() + static_cast<std::ptrdiff_t>(longest_begin));
   rest.insert(rest.end(), ids.begin() + static_cast<std::ptrdiff_t>(longest_end), ids.end());
   std::sort(rest.begin(), rest.end());
-  if (std::adjacent_find(rest.begin(), rest.end()) != rest.end()) return false;
+  if (rest.front() < 0 || std::adjacent_find(rest.begin(), rest.end()) != rest.end()) return false;
   // Ascending questions: each search starts where the last one ended.
   auto from = ids.begin() + static_cast<std::ptrdiff_t>(longest_begin);
   const auto end = ids.begin() + static_cast<std::ptrdiff_t>(longest_end);
@@ -118,12 +122,13 @@ bool distinct_by_ascending_stretch(const std::vector<std::int64_t>& ids) {
 }  // namespace
 
 std::string distinct_ids_error(const std::vector<std::int64_t>& ids, const char* what) {
+  // The usual list (mostly one ascending stretch) is settled in one pass;
+  // any other, or an error, is looked at again below.
+  if (ids.empty() || distinct_by_ascending_stretch(ids)) return {};
   for (std::size_t i = 0; i < ids.size(); ++i)
     if (ids[i] < 0)
       return std::string(what) + " holds the negative id " + std::to_string(ids[i]) +
              " at position " + std::to_string(i);
-  if (ids.empty()) return {};
-  if (distinct_by_ascending_stretch(ids)) return {};
   const auto [low, high] = std::minmax_element(ids.begin(), ids.end());
   if (dense(*high - *low + 1, ids.size())) {
     std::vector<bool> seen(static_cast<std::size_t>(*high - *low + 1), false);

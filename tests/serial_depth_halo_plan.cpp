@@ -80,6 +80,14 @@ TEST(UnstructuredLayout, RepeatsInALongAscendingListAreFound) {
                 .error()
                 .find("lists the id " + std::to_string(again[4999]) + " twice"),
             std::string::npos);
+  // A negative id at the head of the long stretch, or among the others.
+  std::vector<std::int64_t> negative_first = owned;
+  negative_first.front() = -7;
+  EXPECT_NE(
+      UnstructuredLayout(negative_first, {depth1}).error().find("negative id -7 at position 0"),
+      std::string::npos);
+  EXPECT_NE(UnstructuredLayout(owned, {depth1, {-2}}).error().find("negative id -2 at position"),
+            std::string::npos);
   // Many stretches (owned ids in pairs of descending order): the general check.
   std::vector<std::int64_t> pairs;
   for (std::int64_t id = 0; id < 20000; id += 2) pairs.insert(pairs.end(), {id + 1, id});
