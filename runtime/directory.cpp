@@ -503,33 +503,41 @@ std::string Directory::keep_entries(std::vector<SparseMessage<Word>> received) {
   }
 
   // Bitmaps (one-to-one only) against each other, through their union over
-  // the interval (a bit per id: an eighth of a byte), and against the pairs.
+  // the offsets they span (a bit per offset: an eighth of a byte; only
+  // their span, since a dense cluster may sit in a long sparse interval),
+  // and against the pairs.
   if (!bitmaps_.empty()) {
     const auto lowest_holder = [&](std::int64_t offset) {
       for (const BitmapHolding& h : bitmaps_)
         if (h.holds(offset)) return h.rank;
       return -1;
     };
-    std::vector<std::uint32_t> held(
-        static_cast<std::size_t>((length + kBitsPerWord - 1) / kBitsPerWord), 0);
+    std::int64_t span_low = bitmaps_.front().low, span_end = span_low;
     for (const BitmapHolding& h : bitmaps_) {
-      std::uint32_t* const under = held.data() + h.low / kBitsPerWord;
+      span_low = std::min(span_low, h.low);
+      span_end =
+          std::max(span_end, h.low + static_cast<std::int64_t>(h.words.size()) * kBitsPerWord);
+    }
+    std::vector<std::uint32_t> held(static_cast<std::size_t>((span_end - span_low) / kBitsPerWord),
+                                    0);
+    for (const BitmapHolding& h : bitmaps_) {
+      std::uint32_t* const under = held.data() + (h.low - span_low) / kBitsPerWord;
       for (std::size_t w = 0; w < h.words.size(); ++w) {
-        if (const std::uint32_t both = under[w] & h.words[w]; both != 0)
-          conflict.offer(
-              first + h.low + static_cast<std::int64_t>(w) * kBitsPerWord + lowest_set_bit(both),
-              lowest_holder(h.low + static_cast<std::int64_t>(w) * kBitsPerWord +
-                            lowest_set_bit(both)),
-              h.rank);
+        if (const std::uint32_t both = under[w] & h.words[w]; both != 0) {
+          const std::int64_t offset =
+              h.low + static_cast<std::int64_t>(w) * kBitsPerWord + lowest_set_bit(both);
+          conflict.offer(first + offset, lowest_holder(offset), h.rank);
+        }
         under[w] |= h.words[w];
       }
     }
     for (const auto& m : received)
       for (std::size_t k = 1; k + 1 < m.values.size(); k += 2) {
-        const auto offset = static_cast<std::size_t>(m.values[k]);
-        if ((held[offset / kBitsPerWord] >> (offset % kBitsPerWord)) & 1u)
-          conflict.offer(first + static_cast<std::int64_t>(offset),
-                         lowest_holder(static_cast<std::int64_t>(offset)), m.peer);
+        const auto offset = static_cast<std::int64_t>(m.values[k]);
+        if (offset < span_low || offset >= span_end) continue;
+        const auto bit = static_cast<std::size_t>(offset - span_low);
+        if ((held[bit / kBitsPerWord] >> (bit % kBitsPerWord)) & 1u)
+          conflict.offer(first + offset, lowest_holder(offset), m.peer);
       }
   }
   return conflict.describe();

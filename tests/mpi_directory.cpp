@@ -155,6 +155,33 @@ TEST(Directory, DenseAscendingListsMatchBruteForce) {
   }
 }
 
+// A dense ascending cluster at the far end of a long, otherwise empty id
+// space: registered as bitmaps spanning the cluster only (nothing of the
+// interval's length is kept), beside a lone id sent as a pair; a cluster
+// id listed by a second rank is found.
+TEST(Directory, DenseClusterInALongInterval) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  const int P = world_size();
+  const std::int64_t base = (std::int64_t(3) << 30) - 5000;
+  std::vector<std::vector<std::int64_t>> ids(static_cast<std::size_t>(P));
+  ids[0].push_back(7);
+  for (std::int64_t k = 0; k < 2000; ++k)
+    ids[static_cast<std::size_t>(k % P)].push_back(base + 2 * k);
+  const Directory directory(comm, ids[static_cast<std::size_t>(world_rank())]);
+  EXPECT_EQ(directory.id_bound(), base + 2 * 1999 + 1);
+  std::vector<std::int64_t> asked = {7, 8, 0, base - 1, base + 4000};
+  for (std::int64_t k = world_rank(); k < 4000; k += 7) asked.push_back(base + k);
+  const std::vector<IdLocation> where = directory.locate(asked);
+  for (std::size_t k = 0; k < asked.size(); ++k)
+    ASSERT_EQ(where[k], brute_force(ids, asked[k])) << "id " << asked[k];
+  if (P < 2) return;
+  std::vector<std::int64_t> twice = ids[static_cast<std::size_t>(world_rank())];
+  if (world_rank() == 1) twice.insert(twice.begin(), base + 2 * P);  // rank 0's second
+  adlib_test::expect_error_everywhere(
+      [&] { Directory d(comm, twice); },
+      "the id " + std::to_string(base + 2 * P) + " is held by rank 0 and by rank 1");
+}
+
 // An id space far larger than the ids, and much larger than P: nothing of
 // its size is ever kept (entries() counts what a rank stores).
 TEST(Directory, SparseIdsCostTheirCountOnly) {
