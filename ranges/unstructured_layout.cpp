@@ -35,11 +35,37 @@ UnstructuredLayout::UnstructuredLayout(std::vector<std::int64_t> owned,
     state->ids.insert(state->ids.end(), depth.begin(), depth.end());
     state->depth_end.push_back(static_cast<Index>(state->ids.size()));
   }
-  if (column < 1)
-    state->error = "a column of " + std::to_string(column) + " values (at least 1 per entry)";
-  else
-    state->error = distinct_ids_error(state->ids, "the owned and halo ids of this rank");
+  state->error = error_of(*state);
   state_ = std::move(state);
+}
+
+UnstructuredLayout UnstructuredLayout::from_local_ids(const Comm& comm,
+                                                      std::vector<std::int64_t> ids,
+                                                      std::vector<Index> depth_end, Index column) {
+  std::string error;
+  if (depth_end.empty())
+    error = "no depth ends (at least the owned count)";
+  else if (depth_end.front() < 0 || depth_end.back() != static_cast<Index>(ids.size()))
+    error = "depth ends from " + std::to_string(depth_end.front()) + " to " +
+            std::to_string(depth_end.back()) + " for " + std::to_string(ids.size()) +
+            " ids (from the owned count, at least 0, to the number of ids)";
+  for (std::size_t d = 1; d < depth_end.size() && error.empty(); ++d)
+    if (depth_end[d] < depth_end[d - 1])
+      error = "depth " + std::to_string(d) + " ends at " + std::to_string(depth_end[d]) +
+              ", before the depth before it (" + std::to_string(depth_end[d - 1]) + ")";
+  if (!error.empty()) depth_end = {static_cast<Index>(ids.size())};
+  auto state = std::make_shared<State>(
+      State{comm, std::move(ids), std::move(depth_end), column, std::move(error)});
+  if (state->error.empty()) state->error = error_of(*state);
+  UnstructuredLayout layout;
+  layout.state_ = std::move(state);
+  return layout;
+}
+
+std::string UnstructuredLayout::error_of(const State& state) {
+  if (state.column < 1)
+    return "a column of " + std::to_string(state.column) + " values (at least 1 per entry)";
+  return distinct_ids_error(state.ids, "the owned and halo ids of this rank");
 }
 
 const Comm& UnstructuredLayout::comm() const {

@@ -55,6 +55,15 @@ class UnstructuredLayout {
                               const std::vector<std::vector<std::int64_t>>& halo = {},
                               Index column = 1);
 
+  /// The same layout from LFRic's own form, taken over without a copy:
+  /// every local id in local order (`ids`: the owned ids, then depth 1's,
+  /// depth 2's, ...) and where each part ends (`depth_end[0]`: the owned
+  /// count, `depth_end[d]`: one past depth d's last entry; non-decreasing,
+  /// the last one ids.size()).  Ends that do not fit the list are kept as
+  /// error() (and the layout then holds every id as owned).
+  static UnstructuredLayout from_local_ids(const Comm& comm, std::vector<std::int64_t> ids,
+                                           std::vector<Index> depth_end, Index column = 1);
+
   /// The processes the mesh is spread over (an adlib::Error for a layout
   /// made without a communicator).
   const Comm& comm() const;
@@ -99,6 +108,11 @@ class UnstructuredLayout {
     Index column = 1;
     std::string error;
   };
+  UnstructuredLayout() = default;
+  /// The checks of every constructor: a column of at least one value, the
+  /// ids non-negative and distinct.
+  static std::string error_of(const State& state);
+
   std::shared_ptr<const State> state_;
 };
 

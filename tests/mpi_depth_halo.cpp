@@ -80,6 +80,20 @@ adlib::UnstructuredLayout layout_of(const Case& c, const adlib::Comm& comm) {
   return adlib::UnstructuredLayout(comm, adlib_test::ids_of(c.mesh, mine.owned), halo, c.column);
 }
 
+// The same layout from LFRic's form: one list in local order and the ends
+// of its parts.
+adlib::UnstructuredLayout layout_from_local_ids(const Case& c, const adlib::Comm& comm) {
+  const RankCells& mine = c.cells[static_cast<std::size_t>(world_rank())];
+  std::vector<std::int64_t> ids = adlib_test::ids_of(c.mesh, mine.owned);
+  std::vector<adlib::Index> ends = {static_cast<adlib::Index>(ids.size())};
+  for (const auto& depth : mine.halo) {
+    const std::vector<std::int64_t> part = adlib_test::ids_of(c.mesh, depth);
+    ids.insert(ids.end(), part.begin(), part.end());
+    ends.push_back(static_cast<adlib::Index>(ids.size()));
+  }
+  return adlib::UnstructuredLayout::from_local_ids(comm, std::move(ids), std::move(ends), c.column);
+}
+
 // Owned entries hold value_of, halo entries `halo_value`.
 void reset(const Field& u, double halo_value) {
   const auto& layout = u.layout();
@@ -114,8 +128,9 @@ TEST(DepthHalo, RandomMeshesFillDepthsOneToD) {
   adlib::Comm comm(MPI_COMM_WORLD);
   for (int seed = 0; seed < kRandomCases; ++seed) {
     const Case c = draw(static_cast<std::uint64_t>(seed) * 7919 + 11);
-    SCOPED_TRACE(c.name);
-    const adlib::UnstructuredLayout layout = layout_of(c, comm);
+    SCOPED_TRACE(c.name + (seed % 2 == 1 ? ", from local ids" : ""));
+    const adlib::UnstructuredLayout layout =
+        seed % 2 == 1 ? layout_from_local_ids(c, comm) : layout_of(c, comm);
     Field u(layout);
     Halo halo(u);
     ASSERT_EQ(halo.depth(), c.depth);
@@ -348,6 +363,47 @@ TEST(DepthHaloMisuse, IdOwnedTwice) {
   // Every rank owns id 5.
   const adlib::UnstructuredLayout layout(comm, {5, 100 + world_rank()}, {{}}, 1);
   adlib_test::expect_error_everywhere([&] { Halo h(layout); }, "the id 5 is held by rank 0");
+}
+
+// LFRic's form is the same layout, its list taken over without a copy;
+// ends that do not fit the list are an error on every rank.
+TEST(DepthHalo, LayoutFromLocalIds) {
+  adlib::Comm comm(MPI_COMM_WORLD);
+  const Case c = draw(5);
+  const adlib::UnstructuredLayout parts = layout_of(c, comm);
+  std::vector<std::int64_t> ids = parts.ids();
+  std::vector<adlib::Index> ends;
+  for (int d = 0; d <= parts.depth(); ++d) ends.push_back(parts.halo_end(d));
+  const std::int64_t* list = ids.data();
+  const auto layout =
+      adlib::UnstructuredLayout::from_local_ids(comm, std::move(ids), ends, parts.column());
+  EXPECT_EQ(layout.ids().data(), list);
+  EXPECT_EQ(layout.ids(), parts.ids());
+  ASSERT_EQ(layout.depth(), parts.depth());
+  for (int d = 0; d <= parts.depth(); ++d) EXPECT_EQ(layout.halo_end(d), parts.halo_end(d));
+  EXPECT_EQ(layout.column(), parts.column());
+  EXPECT_EQ(layout.fingerprint(), parts.fingerprint());
+  EXPECT_EQ(layout.error(), "");
+
+  const int me = world_rank();
+  const std::vector<std::int64_t> mine = {3 * me, 3 * me + 1, 3 * me + 2};
+  using Ends = std::vector<adlib::Index>;
+  const struct {
+    Ends ends;
+    const char* error;
+  } bad[] = {{{}, "no depth ends"},
+             {{1, 2}, "depth ends from 1 to 2 for 3 ids"},
+             {{-1, 3}, "depth ends from -1 to 3"},
+             {{2, 1, 3}, "depth 1 ends at 1, before the depth before it (2)"}};
+  for (const auto& b : bad) {
+    const auto broken =
+        adlib::UnstructuredLayout::from_local_ids(comm, mine, me == 0 ? b.ends : Ends{3, 3, 3});
+    EXPECT_EQ(broken.entries(), 3);  // every id kept, as owned where the ends do not fit
+    adlib_test::expect_error_everywhere([&] { Halo h(broken); }, b.error);
+  }
+  const auto repeated = adlib::UnstructuredLayout::from_local_ids(
+      comm, me == 0 ? std::vector<std::int64_t>{0, 1, 0} : mine, Ends{2, 3});
+  adlib_test::expect_error_everywhere([&] { Halo h(repeated); }, "lists the id 0 twice");
 }
 
 TEST(DepthHaloMisuse, RepeatedOrNegativeIdOnOneRank) {

@@ -75,6 +75,16 @@ int main(int argc, char** argv) {
     for (adlib::Index k = 0; k < levels; ++k)
       ok &= holds(uv(e, k) == value(layout.id(e), k), "halo value from its owner");
 
+  // The same layout from LFRic's form: every local id in local order and
+  // where each part ends; the list is taken over, not copied.
+  std::vector<std::int64_t> local_ids = layout.ids();
+  std::vector<adlib::Index> depth_end = {layout.halo_end(0), layout.halo_end(1),
+                                         layout.halo_end(2)};
+  const auto same = adlib::UnstructuredLayout::from_local_ids(comm, std::move(local_ids),
+                                                              std::move(depth_end), levels);
+  ok &= holds(same.ids() == layout.ids() && same.halo_end(1) == layout.halo_end(1),
+              "the same layout from the local order");
+
   u.set_dirty();  // owners changed their values: every depth is stale
   ok &= holds(u.is_dirty(1), "dirty after set_dirty()");
 
