@@ -261,13 +261,15 @@ void adlib_lines(const Mesh& m, int depth, double bytes) {
   std::unique_ptr<Field> u;
   std::unique_ptr<Halo> halo;
   // The field is allocated outside the timed set-up, as mpi-pack's array is:
-  // the scenario's set-up goes from ids to schedule.  The owned ids are
-  // handed over as a program that lists them for the layout would (moved;
-  // the copy the scenario keeps for verification is made beforehand).
-  std::vector<std::int64_t> owned = m.owned;
+  // the scenario's set-up goes from ids to schedule.  The ids are handed
+  // over as LFRic keeps them, every local id in local order and the ends of
+  // the depths (moved; the copy the scenario keeps for verification is made
+  // beforehand).
+  std::vector<std::int64_t> ids = m.ids;
+  std::vector<Index> depth_end = m.depth_end;
   const Measurement setup = time_setup([&] {
-    layout = std::make_unique<adlib::UnstructuredLayout>(adlib::Comm(comm()), std::move(owned),
-                                                         m.halo, 1);
+    layout = std::make_unique<adlib::UnstructuredLayout>(adlib::UnstructuredLayout::from_local_ids(
+        adlib::Comm(comm()), std::move(ids), std::move(depth_end), 1));
     halo = std::make_unique<Halo>(*layout);
   });
   u = std::make_unique<Field>(*layout);
