@@ -59,7 +59,7 @@
 #include <adlib/ranges/array_layout.hpp>
 #include <adlib/ranges/local_box.hpp>
 #include <adlib/ranges/range_spec.hpp>
-#include <adlib/runtime/detail/huge_pages.hpp>
+#include <adlib/runtime/detail/block_allocation.hpp>
 #include <adlib/runtime/error.hpp>
 
 namespace adlib {
@@ -394,24 +394,11 @@ class DistArray {
   auto owned_subview(std::index_sequence<I...>) const {
     return Kokkos::subview(view_, owned_interval(static_cast<int>(I))...);
   }
-  // Host blocks are advised into transparent huge pages before their first
-  // write (runtime/detail/huge_pages.hpp; blocks of 4 MiB and more): a
-  // gather's or a scatter's random accesses to a block miss the TLB on
-  // nearly every element with 4 KiB pages (2^18 random reads of a 16 MiB
-  // block: 810-840 us with 4 KiB pages, 390-410 us with huge ones, one
-  // core).  The block is therefore allocated without Kokkos' fill and
-  // filled after the advice.
+  // Host blocks in huge pages where large (runtime/detail/block_allocation.hpp).
   template <size_t... I>
   static view_type allocate(const std::string& label, bool initialize, const std::vector<Index>& e,
                             std::index_sequence<I...>) {
-    constexpr bool host = std::is_same<MemorySpace, Kokkos::HostSpace>::value;
-    if (initialize && !(host && std::is_trivially_copyable<T>::value))
-      return view_type(label, static_cast<size_t>(e[I])...);
-    view_type view(Kokkos::view_alloc(Kokkos::WithoutInitializing, label),
-                   static_cast<size_t>(e[I])...);
-    if constexpr (host) detail::advise_huge_pages(view.data(), view.span() * sizeof(T));
-    if (initialize) Kokkos::deep_copy(view, T());
-    return view;
+    return detail::allocate_block<view_type>(label, initialize, e[I]...);
   }
 
   ArrayLayout layout_;

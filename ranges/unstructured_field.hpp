@@ -29,6 +29,7 @@
 #include <type_traits>
 
 #include <adlib/ranges/unstructured_layout.hpp>
+#include <adlib/runtime/detail/block_allocation.hpp>
 
 namespace adlib {
 
@@ -47,12 +48,13 @@ class UnstructuredField {
   using view_type = Kokkos::View<T**, Kokkos::LayoutRight, MemorySpace>;
 
   /// Allocates (zero-initialised) the local entries of `layout`: owned
-  /// first, then every halo depth.  The halo starts dirty.
+  /// first, then every halo depth (on the host, in huge pages where large:
+  /// a halo's pack reads owned entries at scattered offsets).  The halo
+  /// starts dirty.
   explicit UnstructuredField(const UnstructuredLayout& layout,
                              const std::string& label = "adlib::UnstructuredField")
       : layout_(layout),
-        view_(label, static_cast<std::size_t>(layout.entries()),
-              static_cast<std::size_t>(layout.column())),
+        view_(detail::allocate_block<view_type>(label, true, layout.entries(), layout.column())),
         clean_depth_(std::make_shared<int>(0)) {}
 
   /// The layout.
