@@ -86,8 +86,8 @@ bool dense(std::int64_t range, std::size_t count) {
 // the owned ids ascending, then each halo depth's)?  The others, few, are
 // sorted and searched in it; false where that does not settle it (a
 // negative id, a repeat, or too many others), and the general check
-// decides and words the error.  A
-// bitmap over the range of 2^22 ids was a tenth of a DepthHalo's set-up.
+// decides and words the error.  A bitmap over the range of 2^22 ids was a
+// tenth of a DepthHalo's set-up.
 bool distinct_by_ascending_stretch(const std::vector<std::int64_t>& ids) {
   std::size_t begin = 0, longest_begin = 0, longest_end = 1;
   for (std::size_t i = 1; i <= ids.size(); ++i) {

@@ -20,6 +20,8 @@
 #include <string>
 #include <utility>
 
+#include <adlib/runtime/detail/block_allocation.hpp>
+
 namespace adlib::detail {
 
 /// The pack buffers of one schedule (see the file overview).
@@ -87,10 +89,13 @@ class MessageBuffers {
   }
 
  private:
+  // Host buffers of 4 MiB and more in huge pages (block_allocation.hpp):
+  // MPI's single copy pins the pages of every message it moves, one by
+  // one, and a pack or unpack walks the whole buffer.
   template <class View>
   static bool grow(View& view, std::size_t bytes, const char* label) {
     if (bytes <= view.extent(0)) return false;
-    view = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), bytes);
+    view = allocate_block<View>(label, false, bytes);
     return true;
   }
 
