@@ -236,21 +236,31 @@ std::uint32_t set_bits(std::uint32_t bits) {
   return (bits * 0x01010101u) >> 24;
 }
 
-// Entries ids[begin, end) (all in the interval from `base`) as a bitmap
-// message, if they ascend strictly; false and `values` empty if an id
-// repeats (it then goes as pairs, for keep_entries to report).
+// Words of a bitmap message for offsets [first, last] of an interval: bit
+// 0 is the offset `low`, first rounded down to a multiple of 32.
+struct BitmapSpan {
+  std::int64_t low = 0;
+  std::size_t words = 0;
+};
+BitmapSpan bitmap_span(std::int64_t first, std::int64_t last) {
+  const std::int64_t low = first / kBitsPerWord * kBitsPerWord;
+  return {low, static_cast<std::size_t>((last - low) / kBitsPerWord + 1)};
+}
+
+// Entries ids[begin, end) (all in the interval from `base`, spanning
+// `span`) as a bitmap message, if they ascend strictly; false and `values`
+// empty if an id repeats (it then goes as pairs, for keep_entries to
+// report).
 bool fill_bitmap(const std::int64_t* ids, std::size_t begin, std::size_t end, std::int64_t base,
-                 std::vector<std::uint32_t>& values) {
-  const std::int64_t low = (ids[begin] - base) / kBitsPerWord * kBitsPerWord;
-  const auto words = static_cast<std::size_t>((ids[end - 1] - base - low) / kBitsPerWord + 1);
-  detail::reserve_huge(values, kBitmapHeader + words);
-  values.assign(kBitmapHeader + words, 0);
+                 const BitmapSpan& span, std::vector<std::uint32_t>& values) {
+  detail::reserve_huge(values, kBitmapHeader + span.words);
+  values.assign(kBitmapHeader + span.words, 0);
   values[0] = kBitmap;
   values[1] = static_cast<std::uint32_t>(begin);
-  values[2] = static_cast<std::uint32_t>(low);
+  values[2] = static_cast<std::uint32_t>(span.low);
   std::uint32_t* const bitmap = values.data() + kBitmapHeader;
   for (std::size_t i = begin; i < end; ++i) {
-    const auto bit = static_cast<std::size_t>(ids[i] - base - low);
+    const auto bit = static_cast<std::size_t>(ids[i] - base - span.low);
     std::uint32_t& word = bitmap[bit / kBitsPerWord];
     const std::uint32_t mask = std::uint32_t(1) << (bit % kBitsPerWord);
     if (word & mask) {
@@ -283,11 +293,9 @@ std::vector<SparseMessage<Word>> messages_of_ascending(const std::int64_t* ids, 
     message.peer = static_cast<int>(interval);
     const std::size_t pair_words = 1 + 2 * (end - begin);
     if constexpr (std::is_same<Word, std::uint32_t>::value) {
-      const std::int64_t low = (ids[begin] - base) / kBitsPerWord * kBitsPerWord;
-      const auto bitmap_words =
-          kBitmapHeader + static_cast<std::size_t>((ids[end - 1] - base - low) / kBitsPerWord + 1);
-      if (bitmaps && bitmap_words < pair_words &&
-          fill_bitmap(ids, begin, end, base, message.values)) {
+      const BitmapSpan span = bitmap_span(ids[begin] - base, ids[end - 1] - base);
+      if (bitmaps && kBitmapHeader + span.words < pair_words &&
+          fill_bitmap(ids, begin, end, base, span, message.values)) {
         begin = end;
         continue;
       }
@@ -543,8 +551,7 @@ std::string Directory::keep_entries(std::vector<SparseMessage<Word>> received) {
   return conflict.describe();
 }
 
-IdLocation Directory::locate_here(std::int64_t id) const {
-  const std::int64_t offset = id - static_cast<std::int64_t>(comm_.rank()) * interval_length();
+IdLocation Directory::locate_here(std::int64_t id, std::int64_t offset) const {
   if (!slots_.empty()) {
     const Slot& slot = slots_[static_cast<std::size_t>(offset)];
     if (slot.holder_plus_one != 0)
@@ -585,12 +592,13 @@ std::vector<IdLocation> Directory::locate(const std::vector<std::int64_t>& ids) 
                                      static_cast<std::uint64_t>(holding_) + 1);
 
   // Each question answered with (rank, position) in the order asked.
+  const std::int64_t interval_first = static_cast<std::int64_t>(comm_.rank()) * interval_length();
   std::vector<SparseMessage<std::int64_t>> answers(asked.size());
   for (std::size_t k = 0; k < asked.size(); ++k) {
     answers[k].peer = asked[k].peer;
     answers[k].values.reserve(2 * asked[k].values.size());
     for (const std::int64_t id : asked[k].values) {
-      const IdLocation where = locate_here(id);
+      const IdLocation where = locate_here(id, id - interval_first);
       answers[k].values.push_back(where.rank);
       answers[k].values.push_back(where.position);
     }

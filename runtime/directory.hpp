@@ -135,7 +135,8 @@ class Directory {
   std::string register_ids(const std::int64_t* ids, std::size_t count, bool ascending);
   template <class Word>
   std::string keep_entries(std::vector<SparseMessage<Word>> received);
-  IdLocation locate_here(std::int64_t id) const;
+  /// Where `id` (this rank's interval, `offset` into it) lives.
+  IdLocation locate_here(std::int64_t id, std::int64_t offset) const;
   std::int64_t interval_length() const;
 
   Comm comm_;
