@@ -68,14 +68,16 @@ std::vector<double> expected_cells(const adlib::ArrayLayout& layout, const adlib
   std::map<Index, std::vector<double>> arriving;  // global linear index -> values
   for (int q = 0; q < processes; ++q) {
     if (replicated && q != me) continue;
+    const adlib_test::HaloReference<R> reference(layout, halo, q);
     for_each_local_cell<R>(layout, q, [&](const std::array<Index, R>& local, Index flat) {
-      const adlib_test::HaloCell cell = adlib_test::halo_cell<R>(layout, halo, q, local);
+      const adlib_test::HaloCell cell = reference.cell(local);
       if (!cell.owned && cell.filled) arriving[cell.linear].push_back(ghost_value(q, flat));
     });
   }
   std::vector<double> cells;
+  const adlib_test::HaloReference<R> reference(layout, halo, me);
   for_each_local_cell<R>(layout, me, [&](const std::array<Index, R>& local, Index flat) {
-    const adlib_test::HaloCell cell = adlib_test::halo_cell<R>(layout, halo, me, local);
+    const adlib_test::HaloCell cell = reference.cell(local);
     if (!cell.owned) {
       cells.push_back(ghost_value(me, flat));  // ghosts keep their values
       return;

@@ -34,20 +34,14 @@ using adlib::Index;
 
 constexpr double kPoison = -1.0;
 
-// The value a local cell must hold after the exchange (or kPoison), from the
-// serial reference of halo_reference.hpp.
-template <int R>
-double expected(const adlib::ArrayLayout& layout, const adlib::HaloWidths& halo, int me,
-                const std::array<Index, R>& local) {
-  const adlib_test::HaloCell cell = adlib_test::halo_cell<R>(layout, halo, me, local);
-  return cell.filled ? double(cell.linear) : kPoison;
-}
-
 template <int R>
 int check_all_cells(const adlib::DistArray<double, R>& a, const adlib::HaloWidths& halo) {
   if (!a.holds_data()) return 0;
   auto v = Kokkos::create_mirror_view(a.local_view());
   Kokkos::deep_copy(v, a.local_view());
+  // The value each local cell must hold after the exchange (or kPoison),
+  // from the serial reference of halo_reference.hpp.
+  const adlib_test::HaloReference<R> reference(a.layout(), halo, a.process_rank());
   int bad = 0;
   std::array<Index, R> local{};
   const Index total = Index(v.span());
@@ -57,7 +51,8 @@ int check_all_cells(const adlib::DistArray<double, R>& a, const adlib::HaloWidth
       local[d] = rest % Index(v.extent(d));
       rest /= Index(v.extent(d));
     }
-    const double want = expected<R>(a.layout(), halo, a.process_rank(), local);
+    const adlib_test::HaloCell cell = reference.cell(local);
+    const double want = cell.filled ? double(cell.linear) : kPoison;
     if (v.data()[flat] != want && ++bad <= 3)
       ADD_FAILURE() << "local cell " << flat << " holds " << v.data()[flat] << ", expected " << want
                     << " in " << a.layout().describe();

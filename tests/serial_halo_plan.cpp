@@ -33,9 +33,9 @@ namespace {
 using adlib::Boundary;
 using adlib::Index;
 
+// The local index of C-order offset `flat` in a block of `extents`.
 template <int R>
-std::array<Index, R> local_of(const adlib::ArrayLayout& layout, int rank, Index flat) {
-  const auto extents = layout.local_extents(rank);
+std::array<Index, R> local_of(const std::vector<Index>& extents, Index flat) {
   std::array<Index, R> local{};
   for (int d = R - 1; d >= 0; --d) {
     local[d] = flat % extents[d];
@@ -55,16 +55,18 @@ void check_all_pairs(const adlib::ArrayLayout& layout, const adlib::HaloWidths& 
   Streams sent, received;
   for (int me = 0; me < P; ++me) {
     const adlib::ExchangePlan plan = adlib::plan_write_halo(layout, halo, me);
+    const adlib_test::HaloReference<R> reference(layout, halo, me);
+    const std::vector<Index> extents = layout.local_extents(me);
     for (const auto& b : plan.sends)
       for (Index off : adlib_test::offsets_of(b.block)) {
-        const auto cell = adlib_test::halo_cell<R>(layout, halo, me, local_of<R>(layout, me, off));
+        const auto cell = reference.cell(local_of<R>(extents, off));
         ASSERT_TRUE(cell.owned) << "rank " << me << " sends non-owned cell " << off;
         sent[{me, b.peer}].push_back(cell.linear);
       }
     std::set<Index> got;
     for (const auto& b : plan.recvs)
       for (Index off : adlib_test::offsets_of(b.block)) {
-        const auto cell = adlib_test::halo_cell<R>(layout, halo, me, local_of<R>(layout, me, off));
+        const auto cell = reference.cell(local_of<R>(extents, off));
         ASSERT_TRUE(cell.filled && !cell.owned)
             << "rank " << me << " receives into cell " << off << " in " << layout.describe();
         ASSERT_TRUE(got.insert(off).second)
@@ -74,9 +76,9 @@ void check_all_pairs(const adlib::ArrayLayout& layout, const adlib::HaloWidths& 
     Index expected = 0;
     if (layout.holds_data(me)) {
       Index total = 1;
-      for (Index e : layout.local_extents(me)) total *= e;
+      for (Index e : extents) total *= e;
       for (Index off = 0; off < total; ++off) {
-        const auto cell = adlib_test::halo_cell<R>(layout, halo, me, local_of<R>(layout, me, off));
+        const auto cell = reference.cell(local_of<R>(extents, off));
         expected += cell.filled && !cell.owned;
       }
     }
