@@ -67,3 +67,22 @@ function(adlib_add_mpi_runs name target)
       ENVIRONMENT "${environment}")
   endforeach()
 endfunction()
+
+# adlib_give_tests_own_mpi_sessions(): every test registered so far in the
+# calling directory gets an Open MPI session directory of its own
+# (orte_tmpdir_base, under the build tree).  By default every mpiexec on the
+# host shares /tmp/ompi.<host>.<uid>, which each one creates at start and
+# removes at exit when it is empty; under `ctest -j` one run's removal can
+# fall between another's mkdir and its check, and that run dies in orte_init
+# within 0.02 s ("A call to mkdir was unable to create the desired directory
+# ... File exists", Open MPI issue 8510): the *_example.np1 failures that
+# came and went (once in eight `ctest -j2 -L examples` runs).  Called at the
+# end of each CMakeLists.txt that adds tests: before CMake 3.28 a test's
+# properties can only be set from its own directory.
+function(adlib_give_tests_own_mpi_sessions)
+  get_property(tests DIRECTORY PROPERTY TESTS)
+  foreach(test IN LISTS tests)
+    set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT
+                 "OMPI_MCA_orte_tmpdir_base=${PROJECT_BINARY_DIR}/mpi-sessions/${test}")
+  endforeach()
+endfunction()
