@@ -268,11 +268,12 @@ class Config {
   // Every element of the destination's local memory against the reference.
   void check(const Array& dst_parent, int rep, const char* when, Problems& problems) const {
     const int me = comm_.rank();
+    const auto tables = dst_spec_.local_index_tables(me);
     for_each_memory(dst_parent, [&](const std::array<Index, R>& local, double v) {
       std::array<Index, R> p;
       bool covered = true;
       for (int d = 0; d < R; ++d) {
-        p[d] = dst_spec_.section_position(me, d, local[d]);
+        p[d] = tables.position[d][local[d]];
         covered = covered && p[d] >= 0;
       }
       const double want = covered ? value_at_position(p, rep) : -1.0;
@@ -297,14 +298,14 @@ class Config {
   // element's contribution (`added`) or takes the maximum (`maximum`).
   void check_source(const Array& src_parent, bool fill_section, int rep, const char* when,
                     Problems& problems, bool added = false, bool maximum = false) const {
-    const int me = comm_.rank();
+    const auto tables = src_spec_.local_index_tables(comm_.rank());
     for_each_memory(src_parent, [&](const std::array<Index, R>& local, double v) {
       std::array<Index, R> g, p;
       bool owned = true, in_section = true;
       for (int d = 0; d < R; ++d) {
-        g[d] = src_spec_.ranges[d].global_at(src_spec_.coordinate(me, d), local[d]);
+        g[d] = tables.global[d][local[d]];
         owned = owned && g[d] >= 0;
-        p[d] = src_spec_.section_position(me, d, local[d]);
+        p[d] = tables.position[d][local[d]];
         in_section = in_section && p[d] >= 0;
       }
       double want = owned && (in_section || !fill_section) ? value(g, rep) : -2.0;
@@ -470,6 +471,8 @@ void run_in_place(std::uint64_t seed, int configs) {
         auto host = Kokkos::create_mirror_view(x.local_view());
         Kokkos::deep_copy(host, x.local_view());
         const auto e = parent.local_extents(me);
+        const auto parent_tables = parent.local_index_tables(me);
+        const auto dst_tables = dst.local_index_tables(me);
         Index total = parent.holds(me) ? 1 : 0;
         for (Index n : e) total *= n;
         for (Index offset = 0; offset < total; ++offset) {
@@ -479,8 +482,8 @@ void run_in_place(std::uint64_t seed, int configs) {
           for (int d = R - 1; d >= 0; --d) {
             const Index l = rest % e[d];
             rest /= e[d];
-            g[d] = parent.ranges[d].global_at(parent.coordinate(me, d), l);
-            p[d] = dst.section_position(me, d, l);
+            g[d] = parent_tables.global[d][l];
+            p[d] = dst_tables.position[d][l];
             owned = owned && g[d] >= 0;
             covered = covered && p[d] >= 0;
           }
