@@ -78,7 +78,8 @@ endfunction()
 # ... File exists", Open MPI issue 8510): the *_example.np1 failures that
 # came and went (once in eight `ctest -j2 -L examples` runs).  Called at the
 # end of each CMakeLists.txt that adds tests: before CMake 3.28 a test's
-# properties can only be set from its own directory.
+# properties can only be set from its own directory.  (The variable is Open
+# MPI 4's, through ORTE; other MPIs ignore it.)
 function(adlib_give_tests_own_mpi_sessions)
   get_property(tests DIRECTORY PROPERTY TESTS)
   foreach(test IN LISTS tests)
