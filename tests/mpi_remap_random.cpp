@@ -471,8 +471,9 @@ void run_in_place(std::uint64_t seed, int configs) {
         auto host = Kokkos::create_mirror_view(x.local_view());
         Kokkos::deep_copy(host, x.local_view());
         const auto e = parent.local_extents(me);
-        const auto parent_tables = parent.local_index_tables(me);
-        const auto dst_tables = dst.local_index_tables(me);
+        // dst is the parent with a section: the same ranges, so its tables
+        // give the parent's global indices too.
+        const auto tables = dst.local_index_tables(me);
         Index total = parent.holds(me) ? 1 : 0;
         for (Index n : e) total *= n;
         for (Index offset = 0; offset < total; ++offset) {
@@ -482,8 +483,8 @@ void run_in_place(std::uint64_t seed, int configs) {
           for (int d = R - 1; d >= 0; --d) {
             const Index l = rest % e[d];
             rest /= e[d];
-            g[d] = parent_tables.global[d][l];
-            p[d] = dst_tables.position[d][l];
+            g[d] = tables.global[d][l];
+            p[d] = tables.position[d][l];
             owned = owned && g[d] >= 0;
             covered = covered && p[d] >= 0;
           }

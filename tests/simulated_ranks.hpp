@@ -11,7 +11,6 @@
 #pragma once
 
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 #include "test_layouts.hpp"
@@ -27,11 +26,7 @@ class SectionDecoder {
     total_ = spec.holds(rank) ? 1 : 0;
     for (Index e : extents_) total_ *= e;
     // Per dimension: local position -> section position (or -1).
-    for (int d = 0; d < spec.rank(); ++d) {
-      std::vector<Index> map(static_cast<size_t>(extents_[d]));
-      for (Index l = 0; l < extents_[d]; ++l) map[l] = spec.section_position(rank, d, l);
-      positions_.push_back(std::move(map));
-    }
+    positions_ = spec.local_index_tables(rank).position;
   }
   // Linear section position of the element at `offset`, or -1 when that is
   // no element of this rank's share of the section.
